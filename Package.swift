@@ -1,0 +1,67 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+// Tally's modules, one concern each. The dependency arrows point down this list:
+// ZeroMQ (wire) <- TallyProtocol <- TallyMoney <- services <- TallyWorker/TallyGateway/TallyClient <- TallyCLI <- tally.
+let package = Package(
+    name: "Tally",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "tally", targets: ["tally"]),
+        .library(name: "TallyClient", targets: ["TallyClient"]),
+        .library(name: "TallyTesting", targets: ["TallyTesting"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-collections.git", from: "1.6.0"),
+    ],
+    targets: [
+        // libzmq, found through pkg-config; Debian/Ubuntu ship it as libzmq3-dev.
+        .systemLibrary(
+            name: "CZeroMQ",
+            pkgConfig: "libzmq",
+            providers: [.apt(["libzmq3-dev"]), .brew(["zeromq"])]
+        ),
+        // The project's own thin, owned layer over libzmq: context, socket, multipart message, poller.
+        .target(name: "ZeroMQ", dependencies: ["CZeroMQ"]),
+        // The wire contract: envelopes, replies, error codes, JSON values, 7/MDP frames, the command catalog.
+        .target(name: "TallyProtocol"),
+        // Exact money: decimal parsing, minor units per currency, allocation, rounding.
+        .target(name: "TallyMoney", dependencies: ["TallyProtocol"]),
+        // The worker runtime: an MDP worker per thread that dispatches commands to a service's handlers.
+        .target(name: "TallyWorker", dependencies: [
+            "ZeroMQ", "TallyProtocol",
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+        ]),
+        // The calculation service: tip, tip table, bill split, split adjustment.
+        .target(name: "TallyCalc", dependencies: ["TallyProtocol", "TallyMoney", "TallyWorker"]),
+        // The gateway: a Majordomo broker with a JSON front door.
+        .target(name: "TallyGateway", dependencies: [
+            "ZeroMQ", "TallyProtocol",
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            .product(name: "DequeModule", package: "swift-collections"),
+        ]),
+        // A client for other Swift programs: Lazy Pirate request/reply over a REQ socket.
+        .target(name: "TallyClient", dependencies: ["ZeroMQ", "TallyProtocol"]),
+        // The `tally` command line: every subcommand, and the process supervisor behind `tally up`.
+        .target(name: "TallyCLI", dependencies: [
+            "ZeroMQ", "TallyProtocol", "TallyWorker", "TallyGateway", "TallyCalc", "TallyClient",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+        ]),
+        .executableTarget(name: "tally", dependencies: ["TallyCLI"]),
+        // Brings up a real gateway and workers as child processes on private endpoints, for tests.
+        .target(name: "TallyTesting", dependencies: ["ZeroMQ", "TallyProtocol", "TallyClient"]),
+
+        .testTarget(name: "TallyProtocolTests", dependencies: ["TallyProtocol"]),
+        .testTarget(name: "TallyMoneyTests", dependencies: ["TallyMoney", "TallyProtocol"]),
+        .testTarget(name: "TallyCalcTests", dependencies: ["TallyCalc", "TallyMoney", "TallyProtocol"]),
+        .testTarget(name: "TallyIntegrationTests", dependencies: ["TallyTesting", "TallyClient", "TallyProtocol", "ZeroMQ"]),
+        .testTarget(name: "ContractTests", dependencies: ["TallyProtocol", "TallyTesting"]),
+    ]
+)

@@ -1,0 +1,45 @@
+/// Every command Tally defines, as data: which service serves it and whether it only reads.
+///
+/// The gateway uses it to tell an unknown service (`unimplemented`) from one whose workers have
+/// not arrived yet, and to know which requests it may safely send to a second worker when the
+/// first one dies. The contract test checks it against `schemas/` and `docs/protocol.md`.
+public enum CommandCatalog {
+    public enum Kind: Sendable {
+        /// Reads or computes only: running it twice is harmless.
+        case query
+        /// Changes state: only re-run when the client supplied an `idempotency_key`.
+        case mutation
+    }
+
+    public struct Command: Sendable {
+        public let name: String
+        public let kind: Kind
+        public let summary: String
+    }
+
+    public static let commands: [Command] = [
+        Command(name: "calc.tip", kind: .query, summary: "Tip, total and per-person shares of a bill."),
+        Command(name: "calc.tip_table", kind: .query, summary: "Tip and total at every whole percentage from 0 to 50."),
+        Command(name: "calc.split", kind: .query, summary: "Split a bill with tax and tip, equally or by items, shares, amounts or percents."),
+        Command(name: "calc.adjust", kind: .query, summary: "Change one person's share and rebalance the others."),
+        Command(name: "system.ping", kind: .query, summary: "Liveness of the gateway."),
+        Command(name: "system.services", kind: .query, summary: "Each service with its workers, queue and counters."),
+        Command(name: "mmi.service", kind: .query, summary: "8/MMI: whether a service has a live worker."),
+    ]
+
+    /// Services answered by the gateway itself, never by a worker.
+    public static let gatewayServices: Set<String> = ["system", "mmi"]
+
+    /// Services Tally's own workers provide; a request for one waits for a worker to appear.
+    public static let workerServices: Set<String> = Set(
+        commands.map { String(Envelope.service(of: $0.name)) }).subtracting(gatewayServices)
+
+    private static let byName = Dictionary(uniqueKeysWithValues: commands.map { ($0.name, $0) })
+
+    public static func command(named name: String) -> Command? { byName[name] }
+
+    /// Whether a request may run on a second worker after the first died holding it.
+    public static func isSafeToRetry(command: String, idempotencyKey: String?) -> Bool {
+        idempotencyKey != nil || byName[command]?.kind == .query
+    }
+}

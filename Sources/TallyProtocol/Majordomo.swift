@@ -1,0 +1,92 @@
+import Foundation
+
+/// The frame layout of ZeroMQ's Majordomo Protocol, 7/MDP (MDP/0.1), and Tally's plain JSON clients.
+public enum Majordomo {
+    /// Client protocol header, frame 1 of a client request after the empty delimiter.
+    public static let clientHeader = Data("MDPC01".utf8)
+    /// Worker protocol header, frame 1 of every worker message after the empty delimiter.
+    public static let workerHeader = Data("MDPW01".utf8)
+
+    /// Commands of the worker protocol, one byte in frame 2.
+    public enum WorkerCommand: UInt8, Sendable {
+        case ready = 0x01
+        case request = 0x02
+        case reply = 0x03
+        case heartbeat = 0x04
+        case disconnect = 0x05
+
+        public var frame: Data { Data([rawValue]) }
+    }
+
+    /// A message a worker sent to the broker, as a DEALER would put it (no identity frame).
+    public enum WorkerMessage: Equatable, Sendable {
+        case ready(service: String)
+        case reply(client: Data, body: [Data])
+        case heartbeat
+        case disconnect
+
+        /// Parses frames `"", "MDPW01", command, ...`; `nil` for anything that is not valid 7/MDP.
+        public init?(frames: ArraySlice<Data>) {
+            var frames = frames
+            guard frames.count >= 3, frames.removeFirst().isEmpty, frames.removeFirst() == Majordomo.workerHeader,
+                let commandFrame = frames.popFirst(), commandFrame.count == 1,
+                let command = WorkerCommand(rawValue: commandFrame.first!)
+            else { return nil }
+            switch command {
+            case .ready:
+                guard frames.count == 1, let name = String(data: frames.first!, encoding: .utf8), !name.isEmpty else { return nil }
+                self = .ready(service: name)
+            case .reply:
+                // client address, empty delimiter, body frames
+                guard frames.count >= 3, frames[frames.startIndex + 1].isEmpty else { return nil }
+                self = .reply(client: frames.first!, body: Array(frames.dropFirst(2)))
+            case .heartbeat:
+                guard frames.isEmpty else { return nil }
+                self = .heartbeat
+            case .disconnect:
+                guard frames.isEmpty else { return nil }
+                self = .disconnect
+            case .request:
+                return nil
+            }
+        }
+
+        public var frames: [Data] {
+            switch self {
+            case .ready(let service): [Data(), workerHeader, WorkerCommand.ready.frame, Data(service.utf8)]
+            case .reply(let client, let body): [Data(), workerHeader, WorkerCommand.reply.frame, client, Data()] + body
+            case .heartbeat: [Data(), workerHeader, WorkerCommand.heartbeat.frame]
+            case .disconnect: [Data(), workerHeader, WorkerCommand.disconnect.frame]
+            }
+        }
+    }
+
+    /// A message the broker sent to a worker.
+    public enum BrokerMessage: Equatable, Sendable {
+        case request(client: Data, body: [Data])
+        case heartbeat
+        case disconnect
+
+        public init?(frames: [Data]) {
+            guard frames.count >= 3, frames[0].isEmpty, frames[1] == Majordomo.workerHeader, frames[2].count == 1,
+                let command = WorkerCommand(rawValue: frames[2].first!)
+            else { return nil }
+            switch command {
+            case .request:
+                guard frames.count >= 6, frames[4].isEmpty else { return nil }
+                self = .request(client: frames[3], body: Array(frames[5...]))
+            case .heartbeat: self = .heartbeat
+            case .disconnect: self = .disconnect
+            default: return nil
+            }
+        }
+
+        public var frames: [Data] {
+            switch self {
+            case .request(let client, let body): [Data(), workerHeader, WorkerCommand.request.frame, client, Data()] + body
+            case .heartbeat: [Data(), workerHeader, WorkerCommand.heartbeat.frame]
+            case .disconnect: [Data(), workerHeader, WorkerCommand.disconnect.frame]
+            }
+        }
+    }
+}

@@ -1,0 +1,22 @@
+/// What a handler knows about the request besides its args.
+public struct RequestContext: Sendable {
+    public var id: String?
+    public var command: String
+    public var locale: String?
+    public var idempotencyKey: String?
+    public var token: String?
+
+    public init(id: String? = nil, command: String, locale: String? = nil, idempotencyKey: String? = nil, token: String? = nil) {
+        self.id = id
+        self.command = command
+        self.locale = locale
+        self.idempotencyKey = idempotencyKey
+        self.token = token
+    }
+
+    public init(envelope: Envelope) {
+        self.init(
+            id: envelope.id, command: envelope.command, locale: envelope.locale,
+            idempotencyKey: envelope.idempotencyKey, token: envelope.token)
+    }
+}

@@ -1,0 +1,30 @@
+/// An error as clients see it: a canonical code, a message a person can act on, and, when one
+/// input is to blame, the path of that field (`args.tip_percent`, `args.items[2].price`).
+public struct TallyError: Error, Codable, Sendable, Equatable, CustomStringConvertible {
+    public var code: ErrorCode
+    public var message: String
+    public var field: String?
+
+    public init(_ code: ErrorCode, _ message: String, field: String? = nil) {
+        self.code = code
+        self.message = message
+        self.field = field
+    }
+
+    public static func invalidArgument(_ message: String, field: String? = nil) -> TallyError {
+        TallyError(.invalidArgument, message, field: field)
+    }
+
+    public var description: String {
+        field.map { "\(code.rawValue): \($0): \(message)" } ?? "\(code.rawValue): \(message)"
+    }
+
+    enum CodingKeys: String, CodingKey { case code, message, field }
+
+    public func encode(to encoder: Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(code, forKey: .code)
+        try container.encode(message, forKey: .message)
+        try container.encodeIfPresent(field, forKey: .field)
+    }
+}
