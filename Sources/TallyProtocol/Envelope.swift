@@ -34,9 +34,8 @@ public struct Envelope: Sendable {
     }
 
     public static let maximumDeadlineMilliseconds = 600_000
-    static let maximumTextLength = 256
 
-    enum CodingKeys: String, CodingKey, CaseIterable {
+    enum CodingKeys: String, CodingKey {
         case id, command, args, token, locale
         case deadlineMilliseconds = "deadline_ms"
         case idempotencyKey = "idempotency_key"
@@ -45,63 +44,18 @@ public struct Envelope: Sendable {
 
 extension Envelope: Codable {
     public init(from decoder: Decoder) throws {
-        let raw: [String: JSONValue]
-        do {
-            guard case .object(let object) = try JSONValue(from: decoder) else {
-                throw TallyError.invalidArgument("the request must be a JSON object such as {\"command\": \"calc.tip\", \"args\": {...}}")
-            }
-            raw = object
-        } catch let error as TallyError {
-            throw error
-        } catch {
-            throw TallyError.invalidArgument("the request is not valid JSON")
-        }
-        let known = Set(CodingKeys.allCases.map(\.stringValue))
-        if let unknown = raw.keys.sorted().first(where: { !known.contains($0) }) {
-            throw TallyError.invalidArgument(
-                "unknown envelope field '\(unknown)'; allowed: args, command, deadline_ms, id, idempotency_key, locale, token",
-                field: unknown)
-        }
-        id = try Envelope.text(raw, "id")
-        guard let command = try Envelope.text(raw, "command") else {
-            throw TallyError.invalidArgument("command is required, for example \"calc.tip\"", field: "command")
-        }
-        guard Envelope.isWellFormedCommand(command) else {
-            throw TallyError.invalidArgument(
-                "command '\(command)' must be <service>.<name> in lower case letters, digits and _ (for example \"calc.tip\")",
-                field: "command")
-        }
-        self.command = command
-        switch raw["args"] {
+        let fields = try EnvelopeFields(from: decoder)
+        let head = try fields.head()
+        id = head.id
+        command = head.command
+        deadlineMilliseconds = head.deadlineMilliseconds
+        idempotencyKey = head.idempotencyKey
+        token = head.token
+        locale = head.locale
+        switch try fields.container.decodeIfPresent(JSONValue.self, forKey: AnyCodingKey("args")) {
         case nil, .null?: args = .object([:])
-        case .object?: args = raw["args"]!
-        case let other?:
-            throw TallyError.invalidArgument("args must be a JSON object, not \(other.typeName)", field: "args")
-        }
-        switch raw["deadline_ms"] {
-        case nil, .null?: deadlineMilliseconds = nil
-        case .integer(let value)? where value >= 1 && value <= Int64(Envelope.maximumDeadlineMilliseconds):
-            deadlineMilliseconds = Int(value)
-        default:
-            throw TallyError.invalidArgument(
-                "deadline_ms must be a whole number of milliseconds from 1 to \(Envelope.maximumDeadlineMilliseconds)",
-                field: "deadline_ms")
-        }
-        idempotencyKey = try Envelope.text(raw, "idempotency_key")
-        token = try Envelope.text(raw, "token")
-        locale = try Envelope.text(raw, "locale")
-    }
-
-    private static func text(_ raw: [String: JSONValue], _ key: String) throws -> String? {
-        switch raw[key] {
-        case nil, .null?: return nil
-        case .string(let value)?:
-            guard !value.isEmpty, value.utf8.count <= maximumTextLength else {
-                throw TallyError.invalidArgument("\(key) must be 1 to \(maximumTextLength) bytes long", field: key)
-            }
-            return value
-        case let other?:
-            throw TallyError.invalidArgument("\(key) must be a string, not \(other.typeName)", field: key)
+        case .object(let object)?: args = .object(object)
+        case let other?: throw TallyError.invalidArgument("args must be a JSON object, not \(other.typeName)", field: "args")
         }
     }
 
@@ -129,13 +83,7 @@ extension Envelope: Codable {
     }
 
     public static func decode(_ data: Data) throws(TallyError) -> Envelope {
-        do {
-            return try JSONDecoder().decode(Envelope.self, from: data)
-        } catch let error as TallyError {
-            throw error
-        } catch {
-            throw TallyError.invalidArgument("the request is not valid JSON")
-        }
+        try EnvelopeFields.decode(Envelope.self, from: data)
     }
 
     public func encoded() -> Data {
@@ -145,10 +93,11 @@ extension Envelope: Codable {
 }
 
 extension JSONEncoder {
-    /// The encoder for everything Tally writes on the wire: compact, `/` left alone.
-    public static var tally: JSONEncoder {
+    /// The encoder for everything Tally writes on the wire: compact, keys sorted so output is
+    /// stable, `/` left alone. Shared: encoding does not mutate it.
+    public static let tally: JSONEncoder = {
         let encoder = JSONEncoder()
-        encoder.outputFormatting = [.withoutEscapingSlashes]
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         return encoder
-    }
+    }()
 }

@@ -23,43 +23,39 @@ public struct Reply: Sendable {
     }
 
     /// Encodes a successful reply around any encodable result, without building a `JSONValue` first.
+    /// Keys come in a fixed order (`id`, `ok`, `result`) so replies read the same every time.
     public static func success<R: Encodable>(id: String?, result: R) throws -> Data {
-        try JSONEncoder.tally.encode(SuccessBody(id: id, result: result))
+        var body = head(id: id, ok: true)
+        body.append(contentsOf: #""result":"#.utf8)
+        body.append(try JSONEncoder.tally.encode(result))
+        body.append(UInt8(ascii: "}"))
+        return body
     }
 
     /// Encodes an error reply. Cannot fail.
     public static func failure(id: String?, error: TallyError) -> Data {
-        (try? JSONEncoder.tally.encode(FailureBody(id: id, error: error))) ?? Data(#"{"ok":false}"#.utf8)
+        var body = head(id: id, ok: false)
+        body.append(contentsOf: #""error":"#.utf8)
+        body.append((try? JSONEncoder.tally.encode(error)) ?? Data(#"{"code":"internal","message":"unencodable error"}"#.utf8))
+        body.append(UInt8(ascii: "}"))
+        return body
+    }
+
+    private static func head(id: String?, ok: Bool) -> Data {
+        var body = Data()
+        body.reserveCapacity(256)
+        body.append(UInt8(ascii: "{"))
+        if let id, let encoded = try? JSONEncoder.tally.encode(id) {
+            body.append(contentsOf: #""id":"#.utf8)
+            body.append(encoded)
+            body.append(UInt8(ascii: ","))
+        }
+        body.append(contentsOf: (ok ? #""ok":true,"# : #""ok":false,"#).utf8)
+        return body
     }
 
     public static func decode(_ data: Data) throws -> Reply {
         try JSONDecoder().decode(Reply.self, from: data)
-    }
-
-    private struct SuccessBody<R: Encodable>: Encodable {
-        let id: String?
-        let ok = true
-        let result: R
-        enum CodingKeys: String, CodingKey { case id, ok, result }
-        func encode(to encoder: Encoder) throws {
-            var container = encoder.container(keyedBy: CodingKeys.self)
-            try container.encodeIfPresent(id, forKey: .id)
-            try container.encode(ok, forKey: .ok)
-            try container.encode(result, forKey: .result)
-        }
-    }
-
-    private struct FailureBody: Encodable {
-        let id: String?
-        let ok = false
-        let error: TallyError
-        enum CodingKeys: String, CodingKey { case id, ok, error }
-        func encode(to encoder: Encoder) throws {
-            var container = encoder.container(keyedBy: CodingKeys.self)
-            try container.encodeIfPresent(id, forKey: .id)
-            try container.encode(ok, forKey: .ok)
-            try container.encode(error, forKey: .error)
-        }
     }
 }
 

@@ -44,3 +44,23 @@ public struct ZMQPoller {
         items[index].revents & Int16(ZMQ_POLLIN) != 0
     }
 }
+
+extension ZMQPoller {
+    /// Waits up to `timeout`, rounded up to whole milliseconds so a short wait never becomes a busy spin.
+    @discardableResult
+    public mutating func poll(timeout: Duration) throws -> Int {
+        try poll(timeoutMilliseconds: timeout.roundedUpMilliseconds)
+    }
+}
+
+extension Duration {
+    /// Whole milliseconds, rounded up, never negative.
+    public var roundedUpMilliseconds: Int {
+        let (seconds, attoseconds) = components
+        guard seconds >= 0 else { return 0 }
+        let ms = seconds * 1000 + (attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000
+        return Int(max(0, ms))
+    }
+
+    public static func ms(_ value: Int) -> Duration { .milliseconds(value) }
+}
