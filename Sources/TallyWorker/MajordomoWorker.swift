@@ -1,0 +1,123 @@
+import Foundation
+import Logging
+import TallyProtocol
+import ZeroMQ
+
+/// One 7/MDP worker: a DEALER socket to the gateway's backend, served by the thread that calls `run`.
+///
+/// It follows the guide's `mdwrkapi` and Paranoid Pirate patterns: READY on connect, heartbeats
+/// both ways, and when the gateway falls silent for `liveness` heartbeats, a fresh socket after a
+/// backoff. On stop it sends DISCONNECT so the gateway forgets it at once instead of by timeout.
+final class MajordomoWorker {
+    private let context: ZMQContext
+    private let configuration: WorkerConfiguration
+    private let processor: RequestProcessor
+    private let stop: WakeupSignal
+    private var logger: Logger
+    private let clock = ContinuousClock()
+
+    private var socket: ZMQSocket?
+    private var liveness = 0
+    private var heartbeatAt: ContinuousClock.Instant
+    private var reconnectDelay: Duration
+
+    init(context: ZMQContext, configuration: WorkerConfiguration, processor: RequestProcessor, stop: WakeupSignal, logger: Logger) {
+        self.context = context
+        self.configuration = configuration
+        self.processor = processor
+        self.stop = stop
+        self.logger = logger
+        self.heartbeatAt = clock.now
+        self.reconnectDelay = configuration.initialReconnectDelay
+    }
+
+    private var serviceName: String { processor.handler.serviceName }
+
+    /// Serves requests until `stop` fires. Blocks the calling (dedicated) thread.
+    func run() throws {
+        defer { closeSocket() }
+        try connect()
+        while !stop.isFired {
+            guard let socket else { return }
+            var poller = ZMQPoller()
+            let socketIndex = poller.add(socket)
+            poller.add(fileDescriptor: stop.fileDescriptor)
+            try poller.poll(timeout: max(.zero, heartbeatAt - clock.now))
+            if stop.isFired { break }
+
+            if poller.isReadable(socketIndex) {
+                while let frames = try socket.receive(dontWait: true) {
+                    liveness = configuration.liveness
+                    reconnectDelay = configuration.initialReconnectDelay
+                    if try !handle(frames) { break }
+                }
+            } else if clock.now >= heartbeatAt {
+                liveness -= 1
+                if liveness <= 0 {
+                    logger.warning("gateway silent; reconnecting", metadata: ["after": "\(reconnectDelay)"])
+                    closeSocket()
+                    if waitForStop(reconnectDelay) { return }
+                    reconnectDelay = min(reconnectDelay * 2, configuration.maximumReconnectDelay)
+                    try connect()
+                    continue
+                }
+            }
+            if clock.now >= heartbeatAt {
+                try send(Majordomo.WorkerMessage.heartbeat.frames)
+                heartbeatAt = clock.now + configuration.heartbeatInterval
+            }
+        }
+        // Graceful: tell the gateway we are leaving. LINGER gives the message time to go out.
+        if let socket {
+            try? socket.setLinger(milliseconds: 1000)
+            try? socket.send(Majordomo.WorkerMessage.disconnect.frames, dontWait: true)
+        }
+    }
+
+    /// Handles one message from the gateway. Returns false when the socket was replaced.
+    private func handle(_ frames: [Data]) throws -> Bool {
+        switch Majordomo.BrokerMessage(frames: frames) {
+        case .request(let client, let body)?:
+            let reply = processor.process(body)
+            try send(Majordomo.WorkerMessage.reply(client: client, body: [reply]).frames)
+        case .heartbeat?:
+            break
+        case .disconnect?:
+            logger.info("gateway asked us to reconnect")
+            closeSocket()
+            try connect()
+            return false
+        case nil:
+            logger.warning("ignored a malformed message from the gateway", metadata: ["frames": "\(frames.count)"])
+        }
+        return true
+    }
+
+    private func connect() throws {
+        let socket = try ZMQSocket(context: context, type: .dealer)
+        try socket.connect(configuration.backendEndpoint)
+        self.socket = socket
+        try send(Majordomo.WorkerMessage.ready(service: serviceName).frames)
+        liveness = configuration.liveness
+        heartbeatAt = clock.now + configuration.heartbeatInterval
+        logger.debug("connected", metadata: ["backend": "\(configuration.backendEndpoint)"])
+    }
+
+    private func send(_ frames: [Data]) throws {
+        // A DEALER only blocks when its queue is full (the gateway is gone); never wait on that.
+        _ = try socket?.send(frames, dontWait: true)
+    }
+
+    private func closeSocket() {
+        socket?.close()
+        socket = nil
+    }
+
+    /// Sleeps for `delay` unless asked to stop first; returns whether it was asked to stop.
+    private func waitForStop(_ delay: Duration) -> Bool {
+        var poller = ZMQPoller()
+        poller.add(fileDescriptor: stop.fileDescriptor)
+        _ = try? poller.poll(timeout: delay)
+        return stop.isFired
+    }
+}

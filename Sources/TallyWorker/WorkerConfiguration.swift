@@ -1,0 +1,34 @@
+/// How a worker process reaches the gateway and how it detects that the gateway is gone.
+public struct WorkerConfiguration: Sendable {
+    /// The gateway's backend, where workers connect: `tcp://127.0.0.1:5556` by default.
+    public var backendEndpoint: String
+    /// Worker threads in this process, each its own MDP worker with its own socket.
+    public var concurrency: Int
+    /// How often the worker and the gateway heartbeat each other.
+    public var heartbeatInterval: Duration
+    /// Missed heartbeats before the gateway is taken for gone and the worker reconnects.
+    public var liveness: Int
+    /// First wait before reconnecting; doubles on each failure up to `maximumReconnectDelay`.
+    public var initialReconnectDelay: Duration
+    public var maximumReconnectDelay: Duration
+    /// Largest request body accepted; larger ones are answered `resource_exhausted`.
+    public var maximumMessageBytes: Int
+
+    public init(
+        backendEndpoint: String = "tcp://127.0.0.1:5556",
+        concurrency: Int = 1,
+        heartbeatInterval: Duration = .milliseconds(2500),
+        liveness: Int = 3,
+        initialReconnectDelay: Duration = .milliseconds(250),
+        maximumReconnectDelay: Duration = .seconds(5),
+        maximumMessageBytes: Int = 256 * 1024
+    ) {
+        self.backendEndpoint = backendEndpoint
+        self.concurrency = concurrency
+        self.heartbeatInterval = heartbeatInterval
+        self.liveness = liveness
+        self.initialReconnectDelay = initialReconnectDelay
+        self.maximumReconnectDelay = maximumReconnectDelay
+        self.maximumMessageBytes = maximumMessageBytes
+    }
+}
