@@ -44,6 +44,7 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             .product(name: "DequeModule", package: "swift-collections"),
+            .product(name: "HeapModule", package: "swift-collections"),
         ]),
         // A client for other Swift programs: Lazy Pirate request/reply over a REQ socket.
         .target(name: "TallyClient", dependencies: ["ZeroMQ", "TallyProtocol"]),

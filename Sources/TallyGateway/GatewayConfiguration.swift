@@ -1,0 +1,49 @@
+import TallyProtocol
+
+/// Endpoints, timers and limits of the gateway. Every field has a flag and an environment variable
+/// in `tally gateway`.
+public struct GatewayConfiguration: Sendable {
+    /// Where clients connect (ROUTER): plain JSON and 7/MDP clients alike.
+    public var frontendEndpoint: String
+    /// Where workers connect (ROUTER), speaking the 7/MDP worker protocol.
+    public var backendEndpoint: String
+    public var heartbeatInterval: Duration
+    /// Heartbeats a worker may miss before it is taken for dead.
+    public var liveness: Int
+    /// Requests larger than this are answered `resource_exhausted`.
+    public var maximumMessageBytes: Int
+    /// A request's deadline when the envelope carries no `deadline_ms`.
+    public var defaultDeadline: Duration
+    /// How many workers in a row may die holding one request before it is given up on.
+    public var maximumAttempts: Int
+    /// Services that exist before any worker registers, so requests for them wait for a worker
+    /// instead of failing as unknown.
+    public var knownServices: Set<String>
+
+    public init(
+        frontendEndpoint: String = "tcp://127.0.0.1:5555",
+        backendEndpoint: String = "tcp://127.0.0.1:5556",
+        heartbeatInterval: Duration = .milliseconds(2500),
+        liveness: Int = 3,
+        maximumMessageBytes: Int = 256 * 1024,
+        defaultDeadline: Duration = .seconds(5),
+        maximumAttempts: Int = 3,
+        knownServices: Set<String> = CommandCatalog.workerServices
+    ) {
+        self.frontendEndpoint = frontendEndpoint
+        self.backendEndpoint = backendEndpoint
+        self.heartbeatInterval = heartbeatInterval
+        self.liveness = liveness
+        self.maximumMessageBytes = maximumMessageBytes
+        self.defaultDeadline = defaultDeadline
+        self.maximumAttempts = maximumAttempts
+        self.knownServices = knownServices
+    }
+
+    /// Silence after which a worker is dead.
+    var workerExpiry: Duration { heartbeatInterval * liveness }
+
+    /// Frames larger than this make libzmq drop the connection before the gateway sees them, so a
+    /// huge frame costs no memory; between `maximumMessageBytes` and this, the client gets an answer.
+    var hardFrameLimit: Int64 { Int64(max(maximumMessageBytes * 4, 1 << 20)) }
+}

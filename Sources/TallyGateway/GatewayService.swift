@@ -1,0 +1,107 @@
+import Foundation
+import Logging
+import ServiceLifecycle
+import TallyProtocol
+import ZeroMQ
+
+/// The gateway process's long-running part: binds the frontend and backend and runs the broker's
+/// poll loop on a thread of its own until graceful shutdown or cancellation.
+public struct GatewayService: Service {
+    public let configuration: GatewayConfiguration
+    private let context: ZMQContext
+    private let logger: Logger
+
+    public init(configuration: GatewayConfiguration, context: ZMQContext, logger: Logger) {
+        self.configuration = configuration
+        self.context = context
+        self.logger = logger
+    }
+
+    public func run() async throws {
+        let stop = WakeupSignal()
+        try await withGracefulShutdownHandler {
+            try await DedicatedThread.run(name: "gateway", stoppingWith: stop) { [configuration, context, logger] in
+                try GatewayLoop(configuration: configuration, context: context, logger: logger).run(until: stop)
+            }
+        } onGracefulShutdown: {
+            stop.fire()
+        }
+    }
+}
+
+/// The sockets, and the loop that feeds the broker: poll, read, let the broker act, repeat.
+final class GatewayLoop: BrokerTransport {
+    private let frontend: ZMQSocket
+    private let backend: ZMQSocket
+    private let logger: Logger
+    private var broker: Broker!
+
+    /// Messages read from one socket before looking at the other, so neither side starves.
+    private let batch = 256
+
+    init(configuration: GatewayConfiguration, context: ZMQContext, logger: Logger) throws {
+        self.logger = logger
+        frontend = try ZMQSocket(context: context, type: .router)
+        backend = try ZMQSocket(context: context, type: .router)
+        for socket in [frontend, backend] {
+            try socket.setRouterMandatory(true)
+            try socket.setMaxMessageSize(configuration.hardFrameLimit)
+        }
+        try frontend.bind(configuration.frontendEndpoint)
+        try backend.bind(configuration.backendEndpoint)
+        broker = Broker(configuration: configuration, transport: self, logger: logger)
+        let frontendEndpoint = try frontend.lastEndpoint
+        let backendEndpoint = try backend.lastEndpoint
+        logger.info(
+            "gateway ready",
+            metadata: [
+                "frontend": "\(frontendEndpoint)", "backend": "\(backendEndpoint)",
+                "heartbeat_ms": "\(configuration.heartbeatInterval.roundedMilliseconds)",
+                "liveness": "\(configuration.liveness)",
+            ])
+    }
+
+    func run(until stop: WakeupSignal) throws {
+        defer {
+            frontend.close()
+            backend.close()
+        }
+        var poller = ZMQPoller()
+        let frontendIndex = poller.add(frontend)
+        let backendIndex = poller.add(backend)
+        poller.add(fileDescriptor: stop.fileDescriptor)
+        while !stop.isFired {
+            try poller.poll(timeout: broker.timeUntilNextTimer())
+            if poller.isReadable(backendIndex) { try drain(backend, into: broker.handleWorker) }
+            if poller.isReadable(frontendIndex) { try drain(frontend, into: broker.handleClient) }
+            broker.tick()
+        }
+        logger.info("gateway stopping")
+        broker.shutdown()
+        // Give the last answers a moment to leave.
+        try? frontend.setLinger(milliseconds: 500)
+        try? backend.setLinger(milliseconds: 500)
+    }
+
+    private func drain(_ socket: ZMQSocket, into handle: ([Data]) -> Void) throws {
+        for _ in 0..<batch {
+            guard let frames = try socket.receive(dontWait: true) else { return }
+            handle(frames)
+        }
+    }
+
+    func sendToClient(_ frames: [Data]) -> Bool { send(frames, on: frontend) }
+    func sendToWorker(_ frames: [Data]) -> Bool { send(frames, on: backend) }
+
+    /// Never blocks: a peer that is gone (`EHOSTUNREACH`) or not reading (`EAGAIN`) reports false.
+    private func send(_ frames: [Data], on socket: ZMQSocket) -> Bool {
+        do {
+            return try socket.send(frames, dontWait: true)
+        } catch let error as ZMQError where error.isHostUnreachable {
+            return false
+        } catch {
+            logger.error("send failed", metadata: ["error": "\(error)"])
+            return false
+        }
+    }
+}
