@@ -1,0 +1,19 @@
+import ZeroMQ
+
+/// Why a call got no reply. An error *reply* is not a `ClientError`: it is a `Reply` with `ok: false`.
+public enum ClientError: Error, CustomStringConvertible, Sendable {
+    /// Every try timed out: the gateway is down, unreachable, or overloaded.
+    case noReply(endpoint: String, tries: Int, timeout: Duration)
+    /// The reply was not a Tally reply.
+    case malformedReply(String)
+    case transport(ZMQError)
+
+    public var description: String {
+        switch self {
+        case .noReply(let endpoint, let tries, let timeout):
+            "no reply from \(endpoint) after \(tries) tr\(tries == 1 ? "y" : "ies") of \(timeout.roundedUpMilliseconds) ms each; is the gateway running (tally up, or tally gateway)?"
+        case .malformedReply(let detail): "the gateway sent something that is not a Tally reply: \(detail)"
+        case .transport(let error): "ZeroMQ error: \(error)"
+        }
+    }
+}
