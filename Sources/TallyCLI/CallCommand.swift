@@ -1,0 +1,81 @@
+import ArgumentParser
+import Foundation
+import TallyClient
+import TallyProtocol
+import ZeroMQ
+
+struct CallCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "call",
+        abstract: "Send one command to the gateway and print the reply.",
+        discussion: """
+            Prints the reply: indented on a terminal, one line when piped. Exits 0 on an ok reply,
+            1 on an error reply, 2 when no reply came after every try.
+            Example: tally call calc.tip '{"amount":"84.00","tip_percent":"18","split":3,"currency":"USD"}'
+            """)
+
+    @Argument(help: "The command, such as calc.tip or system.services.")
+    var command: String
+
+    @Argument(help: "The args as a JSON object, or - to read them from standard input.")
+    var args: String = "{}"
+
+    @Option(help: "The gateway's client endpoint. Env: TALLY_GATEWAY_FRONTEND.")
+    var endpoint: String = EnvironmentDefaults.frontend
+
+    @Option(help: "Milliseconds to wait for each try; also the request's deadline. Env: TALLY_CALL_TIMEOUT_MS.")
+    var timeoutMs: Int = EnvironmentDefaults.callTimeoutMilliseconds
+
+    @Option(help: "Tries after the first when no reply comes (Lazy Pirate). Env: TALLY_CALL_RETRIES.")
+    var retries: Int = EnvironmentDefaults.callRetries
+
+    @Option(help: "Request id, echoed in the reply.")
+    var id: String?
+
+    @Option(help: "Locale of the request, such as en_US or ja_JP.")
+    var locale: String?
+
+    @Option(help: "Idempotency key; one is generated so that retries never apply a change twice.")
+    var idempotencyKey: String?
+
+    @Option(help: "Authentication token.")
+    var token: String?
+
+    func validate() throws {
+        guard (1...Envelope.maximumDeadlineMilliseconds).contains(timeoutMs) else {
+            throw ValidationError("--timeout-ms must be from 1 to \(Envelope.maximumDeadlineMilliseconds)")
+        }
+        guard (0...100).contains(retries) else { throw ValidationError("--retries must be from 0 to 100") }
+    }
+
+    func run() async throws {
+        let text = args == "-" ? String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self) : args
+        let parsed: JSONValue
+        do {
+            parsed = try JSONDecoder().decode(JSONValue.self, from: Data(text.utf8))
+        } catch {
+            throw ValidationError("the args are not valid JSON: \(text)")
+        }
+        let envelope = Envelope(
+            id: id, command: command, args: parsed,
+            deadlineMilliseconds: TallyClient.deadline(forTimeout: .milliseconds(timeoutMs)).roundedUpMilliseconds,
+            idempotencyKey: idempotencyKey ?? UUID().uuidString.lowercased(), token: token, locale: locale)
+        let client = try TallyClient(endpoint: endpoint, timeout: .milliseconds(timeoutMs), tries: retries + 1)
+        let frames: [Data]
+        do {
+            frames = try await client.send(envelope.encoded())
+        } catch let error as ClientError {
+            FileHandle.standardError.write(Data("tally call: \(error)\n".utf8))
+            throw ExitCode(2)
+        }
+        let body = frames.first ?? Data()
+        let terminal = isatty(STDOUT_FILENO) == 1
+        FileHandle.standardOutput.write(terminal ? JSONIndenter.indent(body) : body)
+        FileHandle.standardOutput.write(Data("\n".utf8))
+        if !isOK(body) { throw ExitCode(1) }
+    }
+
+    private func isOK(_ body: Data) -> Bool {
+        (try? Reply.decode(body))?.isOK ?? false
+    }
+}

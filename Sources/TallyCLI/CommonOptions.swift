@@ -1,0 +1,58 @@
+import ArgumentParser
+import Foundation
+import Logging
+import ServiceLifecycle
+import UnixSignals
+
+/// Options every long-running process shares.
+struct ProcessOptions: ParsableArguments {
+    @Option(help: "Log level: trace, debug, info, notice, warning, error, critical. Env: TALLY_LOG_LEVEL.")
+    var logLevel: String = EnvironmentDefaults.logLevel
+
+    @Option(help: .hidden)
+    var parentPid: Int32?
+
+    func validate() throws {
+        guard Logger.Level(rawValue: logLevel) != nil else {
+            throw ValidationError("--log-level must be one of trace, debug, info, notice, warning, error, critical")
+        }
+    }
+
+    /// Sets up swift-log once per process (stderr, one line per entry) and returns a logger.
+    func bootstrap(label: String) -> Logger {
+        let level = Logger.Level(rawValue: logLevel) ?? .info
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = level
+            return handler
+        }
+        return Logger(label: label)
+    }
+
+    /// Runs `services` until SIGTERM or SIGINT, shutting them down gracefully. When started by a
+    /// supervisor (`tally up`, or a test), also stops if that parent goes away, so no process is
+    /// ever left behind.
+    func runServices(_ services: [any Service], logger: Logger) async throws {
+        var configured = services.map { ServiceGroupConfiguration.ServiceConfiguration(service: $0) }
+        let parent = parentPid ?? ProcessInfo.processInfo.environment["TALLY_PARENT_PID"].flatMap { Int32($0) }
+        if let parent {
+            configured.append(.init(service: ParentWatchdog(parent: parent), successTerminationBehavior: .gracefullyShutdownGroup))
+        }
+        let group = ServiceGroup(
+            configuration: ServiceGroupConfiguration(
+                services: configured, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+        try await group.run()
+    }
+}
+
+/// Returns (which gracefully stops the process) when the process that started us has exited.
+struct ParentWatchdog: Service {
+    let parent: Int32
+
+    func run() async throws {
+        while !Task.isCancelled && !Task.isShuttingDownGracefully {
+            if getppid() != parent { return }
+            try? await Task.sleep(for: .milliseconds(250))
+        }
+    }
+}

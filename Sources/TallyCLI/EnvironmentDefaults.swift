@@ -1,0 +1,25 @@
+import Foundation
+
+/// Defaults that an environment variable can override, so containers and systemd units configure
+/// Tally without flags. A flag given on the command line wins over both.
+enum EnvironmentDefaults {
+    static func string(_ name: String, _ fallback: String) -> String {
+        ProcessInfo.processInfo.environment[name].flatMap { $0.isEmpty ? nil : $0 } ?? fallback
+    }
+
+    static func int(_ name: String, _ fallback: Int) -> Int {
+        ProcessInfo.processInfo.environment[name].flatMap { Int($0) } ?? fallback
+    }
+
+    static var frontend: String { string("TALLY_GATEWAY_FRONTEND", "tcp://127.0.0.1:5555") }
+    static var backend: String { string("TALLY_GATEWAY_BACKEND", "tcp://127.0.0.1:5556") }
+    static var heartbeatMilliseconds: Int { int("TALLY_HEARTBEAT_MS", 2500) }
+    static var liveness: Int { int("TALLY_LIVENESS", 3) }
+    static var maximumMessageBytes: Int { int("TALLY_MAX_MESSAGE_BYTES", 256 * 1024) }
+    static var defaultDeadlineMilliseconds: Int { int("TALLY_DEFAULT_DEADLINE_MS", 5000) }
+    static var dataDirectory: String { string("TALLY_DATA_DIR", "./.tally") }
+    static var logLevel: String { string("TALLY_LOG_LEVEL", "info") }
+    static var concurrency: Int { int("TALLY_WORKER_CONCURRENCY", 1) }
+    static var callTimeoutMilliseconds: Int { int("TALLY_CALL_TIMEOUT_MS", 5000) }
+    static var callRetries: Int { int("TALLY_CALL_RETRIES", 2) }
+}

@@ -1,0 +1,45 @@
+import ArgumentParser
+import TallyGateway
+import ZeroMQ
+
+struct GatewayCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "gateway",
+        abstract: "Run the gateway: the 7/MDP broker between clients and workers.")
+
+    @Option(help: "Client endpoint to bind (ROUTER). Env: TALLY_GATEWAY_FRONTEND.")
+    var frontend: String = EnvironmentDefaults.frontend
+
+    @Option(help: "Worker endpoint to bind (ROUTER, 7/MDP workers). Env: TALLY_GATEWAY_BACKEND.")
+    var backend: String = EnvironmentDefaults.backend
+
+    @Option(help: "Heartbeat interval in milliseconds. Env: TALLY_HEARTBEAT_MS.")
+    var heartbeatMs: Int = EnvironmentDefaults.heartbeatMilliseconds
+
+    @Option(help: "Heartbeats a worker may miss before it is taken for dead. Env: TALLY_LIVENESS.")
+    var liveness: Int = EnvironmentDefaults.liveness
+
+    @Option(help: "Largest request accepted, in bytes. Env: TALLY_MAX_MESSAGE_BYTES.")
+    var maxMessageBytes: Int = EnvironmentDefaults.maximumMessageBytes
+
+    @Option(help: "Deadline of a request that sets no deadline_ms. Env: TALLY_DEFAULT_DEADLINE_MS.")
+    var defaultDeadlineMs: Int = EnvironmentDefaults.defaultDeadlineMilliseconds
+
+    @OptionGroup var process: ProcessOptions
+
+    func validate() throws {
+        guard heartbeatMs >= 10 else { throw ValidationError("--heartbeat-ms must be at least 10") }
+        guard liveness >= 1 else { throw ValidationError("--liveness must be at least 1") }
+        guard maxMessageBytes >= 1024 else { throw ValidationError("--max-message-bytes must be at least 1024") }
+        guard defaultDeadlineMs >= 1 else { throw ValidationError("--default-deadline-ms must be at least 1") }
+    }
+
+    func run() async throws {
+        let logger = process.bootstrap(label: "tally.gateway")
+        let configuration = GatewayConfiguration(
+            frontendEndpoint: frontend, backendEndpoint: backend, heartbeatInterval: .milliseconds(heartbeatMs),
+            liveness: liveness, maximumMessageBytes: maxMessageBytes, defaultDeadline: .milliseconds(defaultDeadlineMs))
+        let context = try ZMQContext()
+        try await process.runServices([GatewayService(configuration: configuration, context: context, logger: logger)], logger: logger)
+    }
+}

@@ -1,0 +1,142 @@
+import Foundation
+import Logging
+import ServiceLifecycle
+
+/// One child process of `tally up`: a name for its log prefix and the `tally` arguments to run.
+struct ChildSpec: Sendable {
+    let name: String
+    let arguments: [String]
+}
+
+/// Keeps `tally up`'s children running: starts each, prefixes its output with its name, restarts
+/// it with backoff when it dies, and on shutdown sends SIGTERM to all (SIGKILL after a grace period).
+final class ProcessSupervisor: Service, @unchecked Sendable {
+    private let children: [ChildSpec]
+    private let logger: Logger
+    private let executable: String
+    private let gracePeriod: Duration = .seconds(10)
+    private let lock = NSLock()
+    private var running: [String: Process] = [:]
+    private var stopping = false
+
+    init(children: [ChildSpec], logger: Logger) {
+        self.children = children
+        self.logger = logger
+        self.executable = Bundle.main.executablePath ?? CommandLine.arguments[0]
+    }
+
+    func run() async throws {
+        await withGracefulShutdownHandler {
+            await withTaskGroup(of: Void.self) { group in
+                let width = children.map(\.name.count).max() ?? 0
+                for child in children {
+                    group.addTask { await self.keepRunning(child, prefix: child.name.padding(toLength: width, withPad: " ", startingAt: 0) + " | ") }
+                }
+            }
+        } onGracefulShutdown: {
+            self.stopAll()
+        }
+        logger.info("all processes stopped")
+    }
+
+    private var isStopping: Bool { lock.withLock { stopping } }
+
+    private func keepRunning(_ child: ChildSpec, prefix: String) async {
+        var delay: Duration = .milliseconds(500)
+        while !isStopping {
+            let started = ContinuousClock.now
+            let status: Int32
+            do {
+                status = try await runOnce(child, prefix: prefix)
+            } catch {
+                logger.error("could not start", metadata: ["process": "\(child.name)", "error": "\(error)"])
+                status = -1
+            }
+            if isStopping { break }
+            if ContinuousClock.now - started > .seconds(30) { delay = .milliseconds(500) }
+            logger.warning("process exited; restarting", metadata: ["process": "\(child.name)", "status": "\(status)", "in": "\(delay)"])
+            try? await Task.sleep(for: delay)
+            delay = min(delay * 2, .seconds(30))
+        }
+    }
+
+    private func runOnce(_ child: ChildSpec, prefix: String) async throws -> Int32 {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = child.arguments
+        var environment = ProcessInfo.processInfo.environment
+        environment["TALLY_PARENT_PID"] = "\(getpid())"
+        process.environment = environment
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = output
+        let prefixer = LinePrefixer(prefix: prefix)
+        output.fileHandleForReading.readabilityHandler = { handle in
+            let data = handle.availableData
+            if data.isEmpty {
+                handle.readabilityHandler = nil
+                prefixer.flush()
+            } else {
+                prefixer.write(data)
+            }
+        }
+        return try await withCheckedThrowingContinuation { continuation in
+            process.terminationHandler = { process in continuation.resume(returning: process.terminationStatus) }
+            do {
+                try lock.withLock {
+                    guard !stopping else { throw CancellationError() }
+                    try process.run()
+                    running[child.name] = process
+                }
+            } catch {
+                process.terminationHandler = nil
+                continuation.resume(throwing: error)
+            }
+        }
+    }
+
+    private func stopAll() {
+        let processes = lock.withLock {
+            stopping = true
+            return Array(running.values)
+        }
+        logger.info("stopping all processes")
+        for process in processes where process.isRunning { kill(process.processIdentifier, SIGTERM) }
+        let grace = gracePeriod
+        let logger = logger
+        Task.detached {
+            try? await Task.sleep(for: grace)
+            for process in processes where process.isRunning {
+                logger.warning("process did not stop in time; killing it", metadata: ["pid": "\(process.processIdentifier)"])
+                kill(process.processIdentifier, SIGKILL)
+            }
+        }
+    }
+}
+
+/// Writes a child's output to our stderr line by line, each line behind the child's name.
+final class LinePrefixer: @unchecked Sendable {
+    private let prefix: Data
+    private var pending = Data()
+    private let lock = NSLock()
+
+    init(prefix: String) { self.prefix = Data(prefix.utf8) }
+
+    func write(_ data: Data) {
+        lock.withLock {
+            pending.append(data)
+            while let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
+                let line = pending[pending.startIndex...newline]
+                FileHandle.standardError.write(prefix + line)
+                pending.removeSubrange(pending.startIndex...newline)
+            }
+        }
+    }
+
+    func flush() {
+        lock.withLock {
+            if !pending.isEmpty { FileHandle.standardError.write(prefix + pending + Data("\n".utf8)) }
+            pending.removeAll()
+        }
+    }
+}

@@ -1,0 +1,17 @@
+import ArgumentParser
+
+/// `tally`: every process of a Tally deployment, and the client for calling it.
+public struct TallyCommand: AsyncParsableCommand {
+    public static let configuration = CommandConfiguration(
+        commandName: "tally",
+        abstract: "Tally: money-and-schedule services behind a ZeroMQ gateway.",
+        discussion: """
+            Run the whole stack on one machine with `tally up`, then call it:
+              tally call calc.tip '{"amount":"84.00","tip_percent":"18","split":3,"currency":"USD"}'
+            In production run `tally gateway` once and `tally worker <service>` as often as needed.
+            """,
+        subcommands: [UpCommand.self, GatewayCommand.self, WorkerCommand.self, CallCommand.self]
+    )
+
+    public init() {}
+}

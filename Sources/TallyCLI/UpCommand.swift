@@ -1,0 +1,43 @@
+import ArgumentParser
+import Foundation
+
+struct UpCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "up",
+        abstract: "Run the whole stack on this machine: the gateway and one worker of each service.",
+        discussion: """
+            Each process runs as a child of this one, its log lines prefixed with its name. A child
+            that dies is restarted; Ctrl-C or SIGTERM stops them all.
+            """)
+
+    @Option(help: "Directory for the data of stateful services. Env: TALLY_DATA_DIR.")
+    var dataDir: String = EnvironmentDefaults.dataDirectory
+
+    @Option(help: "Client endpoint. Env: TALLY_GATEWAY_FRONTEND.")
+    var frontend: String = EnvironmentDefaults.frontend
+
+    @Option(help: "Worker endpoint. Env: TALLY_GATEWAY_BACKEND.")
+    var backend: String = EnvironmentDefaults.backend
+
+    @Option(help: "Heartbeat interval in milliseconds. Env: TALLY_HEARTBEAT_MS.")
+    var heartbeatMs: Int = EnvironmentDefaults.heartbeatMilliseconds
+
+    @Option(help: "Worker threads per service. Env: TALLY_WORKER_CONCURRENCY.")
+    var concurrency: Int = EnvironmentDefaults.concurrency
+
+    @OptionGroup var process: ProcessOptions
+
+    func run() async throws {
+        let logger = process.bootstrap(label: "tally.up")
+        try FileManager.default.createDirectory(atPath: dataDir, withIntermediateDirectories: true)
+        let shared = ["--heartbeat-ms", "\(heartbeatMs)", "--log-level", process.logLevel]
+        var children = [ChildSpec(name: "gateway", arguments: ["gateway", "--frontend", frontend, "--backend", backend] + shared)]
+        for service in ServiceCatalog.all {
+            children.append(ChildSpec(
+                name: service,
+                arguments: ["worker", service, "--backend", backend, "--data-dir", dataDir, "--concurrency", "\(concurrency)"] + shared))
+        }
+        logger.info("starting", metadata: ["frontend": "\(frontend)", "data_dir": "\(dataDir)"])
+        try await process.runServices([ProcessSupervisor(children: children, logger: logger)], logger: logger)
+    }
+}

@@ -1,0 +1,55 @@
+import ArgumentParser
+import TallyWorker
+import ZeroMQ
+
+struct WorkerCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "worker",
+        abstract: "Run workers of one service, connected to the gateway's backend.",
+        discussion: "Services: \(ServiceCatalog.all.joined(separator: ", ")).")
+
+    @Argument(help: "The service to serve: \(ServiceCatalog.all.joined(separator: ", ")).")
+    var service: String
+
+    @Option(help: "Worker threads in this process, each its own MDP worker. Env: TALLY_WORKER_CONCURRENCY.")
+    var concurrency: Int = EnvironmentDefaults.concurrency
+
+    @Option(help: "The gateway's worker endpoint to connect to. Env: TALLY_GATEWAY_BACKEND.")
+    var backend: String = EnvironmentDefaults.backend
+
+    @Option(help: "Heartbeat interval in milliseconds. Env: TALLY_HEARTBEAT_MS.")
+    var heartbeatMs: Int = EnvironmentDefaults.heartbeatMilliseconds
+
+    @Option(help: "Gateway heartbeats missed before reconnecting. Env: TALLY_LIVENESS.")
+    var liveness: Int = EnvironmentDefaults.liveness
+
+    @Option(help: "Directory for the data of stateful services. Env: TALLY_DATA_DIR.")
+    var dataDir: String = EnvironmentDefaults.dataDirectory
+
+    @Option(help: "Largest request accepted, in bytes. Env: TALLY_MAX_MESSAGE_BYTES.")
+    var maxMessageBytes: Int = EnvironmentDefaults.maximumMessageBytes
+
+    @OptionGroup var process: ProcessOptions
+
+    func validate() throws {
+        guard ServiceCatalog.all.contains(service) else {
+            throw ValidationError("unknown service '\(service)'; choose one of \(ServiceCatalog.all.joined(separator: ", "))")
+        }
+        guard (1...256).contains(concurrency) else { throw ValidationError("--concurrency must be from 1 to 256") }
+        guard heartbeatMs >= 10 else { throw ValidationError("--heartbeat-ms must be at least 10") }
+        guard liveness >= 1 else { throw ValidationError("--liveness must be at least 1") }
+    }
+
+    func run() async throws {
+        let logger = process.bootstrap(label: "tally.worker.\(service)")
+        guard let handler = try ServiceCatalog.handler(named: service, dataDirectory: dataDir) else {
+            throw ValidationError("unknown service '\(service)'")
+        }
+        let configuration = WorkerConfiguration(
+            backendEndpoint: backend, concurrency: concurrency, heartbeatInterval: .milliseconds(heartbeatMs),
+            liveness: liveness, maximumMessageBytes: maxMessageBytes)
+        let context = try ZMQContext()
+        try await process.runServices(
+            [WorkerService(handler: handler, configuration: configuration, context: context, logger: logger)], logger: logger)
+    }
+}
