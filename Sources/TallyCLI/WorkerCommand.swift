@@ -29,6 +29,9 @@ struct WorkerCommand: AsyncParsableCommand {
     @Option(help: "Largest request accepted, in bytes. Env: TALLY_MAX_MESSAGE_BYTES.")
     var maxMessageBytes: Int = EnvironmentDefaults.maximumMessageBytes
 
+    @Option(help: .hidden)
+    var handlingDelayMs: Int = 0
+
     @OptionGroup var process: ProcessOptions
 
     func validate() throws {
@@ -47,7 +50,7 @@ struct WorkerCommand: AsyncParsableCommand {
         }
         let configuration = WorkerConfiguration(
             backendEndpoint: backend, concurrency: concurrency, heartbeatInterval: .milliseconds(heartbeatMs),
-            liveness: liveness, maximumMessageBytes: maxMessageBytes)
+            liveness: liveness, maximumMessageBytes: maxMessageBytes, handlingDelay: .milliseconds(handlingDelayMs))
         let context = try ZMQContext()
         try await process.runServices(
             [WorkerService(handler: handler, configuration: configuration, context: context, logger: logger)], logger: logger)

@@ -78,6 +78,7 @@ final class MajordomoWorker {
     private func handle(_ frames: [Data]) throws -> Bool {
         switch Majordomo.BrokerMessage(frames: frames) {
         case .request(let client, let body)?:
+            if configuration.handlingDelay > .zero { Thread.sleep(forTimeInterval: Double(configuration.handlingDelay.roundedUpMilliseconds) / 1000) }
             let reply = processor.process(body)
             try send(Majordomo.WorkerMessage.reply(client: client, body: [reply]).frames)
         case .heartbeat?:

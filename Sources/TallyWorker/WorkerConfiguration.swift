@@ -13,6 +13,9 @@ public struct WorkerConfiguration: Sendable {
     public var maximumReconnectDelay: Duration
     /// Largest request body accepted; larger ones are answered `resource_exhausted`.
     public var maximumMessageBytes: Int
+    /// A pause before handling each request. Only for tests that must catch a request in flight
+    /// (a worker killed mid-request, load spread over busy workers); zero otherwise.
+    public var handlingDelay: Duration
 
     public init(
         backendEndpoint: String = "tcp://127.0.0.1:5556",
@@ -21,7 +24,8 @@ public struct WorkerConfiguration: Sendable {
         liveness: Int = 3,
         initialReconnectDelay: Duration = .milliseconds(250),
         maximumReconnectDelay: Duration = .seconds(5),
-        maximumMessageBytes: Int = 256 * 1024
+        maximumMessageBytes: Int = 256 * 1024,
+        handlingDelay: Duration = .zero
     ) {
         self.backendEndpoint = backendEndpoint
         self.concurrency = concurrency
@@ -30,5 +34,6 @@ public struct WorkerConfiguration: Sendable {
         self.initialReconnectDelay = initialReconnectDelay
         self.maximumReconnectDelay = maximumReconnectDelay
         self.maximumMessageBytes = maximumMessageBytes
+        self.handlingDelay = handlingDelay
     }
 }
