@@ -1,0 +1,24 @@
+import Foundation
+import ZeroMQ
+
+/// Raw ZeroMQ exchanges for tests that speak the wire format by hand (malformed frames, 7/MDP
+/// clients and workers written from the frame layout). Each runs on a thread of its own.
+public enum RawPeer {
+    /// Connects a socket of `type`, sends `frames`, and returns the first message received within
+    /// `timeout`, or nil if none came.
+    public static func exchange(
+        _ frames: [Data], type: SocketType = .dealer, endpoint: String, context: ZMQContext,
+        timeout: Duration = .seconds(5)
+    ) async throws -> [Data]? {
+        try await DedicatedThread.run(name: "raw-peer") {
+            let socket = try ZMQSocket(context: context, type: type)
+            defer { socket.close() }
+            try socket.connect(endpoint)
+            try socket.send(frames)
+            var poller = ZMQPoller()
+            poller.add(socket)
+            try poller.poll(timeout: timeout)
+            return try socket.receive(dontWait: true)
+        }
+    }
+}

@@ -1,0 +1,92 @@
+import Foundation
+import TallyProtocol
+import TallyTesting
+import Testing
+
+/// The `tally` command line as a user runs it.
+@Suite struct CommandLineTests {
+    /// Runs `tally` with `arguments` to completion; returns its exit status and standard output.
+    private func tally(_ arguments: [String], in stack: TallyStack) async throws -> (status: Int32, output: String, log: String) {
+        let process = try stack.launch("cli", arguments)
+        #expect(await process.waitForExit(timeout: .seconds(20)))
+        let log = process.log
+        return (process.exitStatus ?? -1, log, log)
+    }
+
+    @Test func callPrintsOneLineAndExitsByOutcome() async throws {
+        try await TallyStack.with(workers: ["calc": 1]) { stack in
+            let ok = try await tally(
+                ["call", "calc.tip", #"{"amount":"84.00","tip_percent":"18","split":3,"currency":"USD"}"#,
+                 "--endpoint", stack.frontend], in: stack)
+            #expect(ok.status == 0, "\(ok.log)")
+            let line = try #require(ok.output.split(separator: "\n").first)
+            #expect(ok.output.split(separator: "\n").count == 1, "piped output is one line")
+            #expect(try Reply.decode(Data(line.utf8)).result?["total"] == "99.12")
+
+            let bad = try await tally(["call", "calc.tip", #"{"amount":"x"}"#, "--endpoint", stack.frontend], in: stack)
+            #expect(bad.status == 1)
+            #expect(bad.output.contains("invalid_argument"))
+
+            let notJSON = try await tally(["call", "calc.tip", "{oops", "--endpoint", stack.frontend], in: stack)
+            #expect(notJSON.status != 0)
+            #expect(notJSON.log.contains("not valid JSON"))
+        }
+    }
+
+    @Test func callGivesUpWithAClearMessageWhenNobodyAnswers() async throws {
+        let stack = try TallyStack()
+        let silent = "ipc://\(stack.directory.path)/nobody"
+        let result = try await tally(["call", "system.ping", "--endpoint", silent, "--timeout-ms", "200", "--retries", "2"], in: stack)
+        await stack.stop()
+        #expect(result.status == 2)
+        #expect(result.log.contains("no reply"))
+        #expect(result.log.contains("3 tries"))
+    }
+
+    @Test func upRunsTheStackRestartsChildrenAndStopsCleanly() async throws {
+        let stack = try TallyStack()
+        let dataDir = stack.directory.appendingPathComponent("data").path
+        let up = try stack.launch(
+            "up", ["up", "--frontend", stack.frontend, "--backend", stack.backend, "--data-dir", dataDir, "--heartbeat-ms", "200"])
+        do {
+            try await stack.waitForWorkers("calc", count: 1)
+            let reply = try await stack.client().call("calc.tip", ["amount": "84.00", "tip_percent": "18", "split": 3, "currency": "USD"])
+            #expect(reply.result?["tip"] == "15.12")
+            #expect(up.log.contains("gateway | "))
+            #expect(up.log.contains("calc    | "))
+            #expect(FileManager.default.fileExists(atPath: dataDir))
+
+            // Kill the calc child as a crash would: it comes back.
+            let calcChild = try #require(childProcesses(of: up.pid).first { $0.commandLine.contains("worker") })
+            kill(calcChild.pid, SIGKILL)
+            try await stack.waitUntil("calc is restarted") {
+                childProcesses(of: up.pid).contains { $0.commandLine.contains("worker") && $0.pid != calcChild.pid }
+            }
+            try await stack.waitForWorkers("calc", count: 1)
+            #expect(up.log.contains("restarting"))
+
+            let children = childProcesses(of: up.pid)
+            #expect(await up.stop(grace: .seconds(15)), "SIGTERM stops tally up")
+            #expect(up.exitStatus == 0)
+            for child in children { #expect(kill(child.pid, 0) != 0, "child \(child.pid) is gone") }
+        } catch {
+            await stack.stop()
+            throw error
+        }
+        await stack.stop()
+    }
+}
+
+/// Processes whose parent is `parent`, from /proc.
+private func childProcesses(of parent: Int32) -> [(pid: Int32, commandLine: String)] {
+    let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+    return entries.compactMap { entry -> (Int32, String)? in
+        guard let pid = Int32(entry),
+            let status = try? String(contentsOfFile: "/proc/\(entry)/status", encoding: .utf8),
+            let line = status.split(separator: "\n").first(where: { $0.hasPrefix("PPid:") }),
+            Int32(line.dropFirst(5).trimmingCharacters(in: .whitespaces)) == parent,
+            let raw = FileManager.default.contents(atPath: "/proc/\(entry)/cmdline")
+        else { return nil }
+        return (pid, String(decoding: raw.map { $0 == 0 ? UInt8(ascii: " ") : $0 }, as: UTF8.self))
+    }
+}

@@ -1,0 +1,117 @@
+import Foundation
+import TallyProtocol
+import TallyTesting
+import Testing
+
+/// Workers joining late, dying mid-request, sharing load, and outliving a gateway restart.
+@Suite struct WorkerLifecycleTests {
+    private let bill: JSONValue = ["amount": "84.00", "tip_percent": "18", "split": 3, "currency": "USD"]
+
+    @Test func aWorkerThatJoinsLateStillGetsTheWaitingRequest() async throws {
+        try await TallyStack.with() { stack in
+            let client = try stack.client(timeout: .seconds(15))
+            async let reply = client.call("calc.tip", bill)
+            try await stack.waitUntil("the request is queued") {
+                (try? await stack.serviceStatus("calc"))?["queued"]?.intValue == 1
+            }
+            try stack.startWorker("calc")
+            #expect(try await reply.result?["tip"] == "15.12")
+        }
+    }
+
+    @Test func aQueryWhoseWorkerIsKilledIsAnsweredByAnother() async throws {
+        try await TallyStack.with() { stack in
+            let slow = try stack.startWorker("calc", extraArguments: ["--handling-delay-ms", "3000"])
+            try await stack.waitForWorkers("calc", count: 1)
+            let client = try stack.client(timeout: .seconds(15))
+            async let reply = client.call("calc.tip", bill)
+            try await stack.waitUntil("the slow worker holds the request") {
+                (try? await stack.serviceStatus("calc"))?["busy"]?.intValue == 1
+            }
+            try stack.startWorker("calc")
+            try await stack.waitForWorkers("calc", count: 2)
+            await slow.kill9()
+            let answer = try await reply
+            #expect(answer.result?["tip"] == "15.12", "\(answer)")
+            #expect(stack.gateway.log.contains("re-dispatching"))
+        }
+    }
+
+    @Test func aChangeWhoseWorkerDiesIsRetriedOnlyWithAnIdempotencyKey() async throws {
+        try await TallyStack.with() { stack in
+            // Without a key: the dying worker may have applied it, so the client hears unavailable.
+            let doomed = try await stack.rawWorker("ledger", .swallow)
+            let client = try stack.client(timeout: .seconds(10))
+            async let unkeyed = client.call("ledger.post", ["amount": "5.00"])
+            try await stack.waitUntil("the worker holds the request") { doomed.received.count == 1 }
+            try await doomed.crashNow()
+            let refused = try await unkeyed
+            #expect(refused.error?.code == .unavailable)
+            #expect(refused.error?.message.contains("idempotency_key") == true, "\(refused)")
+
+            // With a key: it goes to the next worker, once.
+            let first = try await stack.rawWorker("ledger", .swallow)
+            async let keyed = client.call("ledger.post", ["amount": "5.00"], idempotencyKey: "post-1")
+            try await stack.waitUntil("the first worker holds the request") { first.received.count == 1 }
+            let second = try await stack.rawWorker("ledger", .reply({ _ in Data(#"{"ok":true,"result":{"posted":true}}"#.utf8) }), expectWorkers: 2)
+            try await first.crashNow()
+            let answer = try await keyed
+            #expect(answer.result?["posted"] == true, "\(answer)")
+            #expect(second.received.count == 1)
+            try await second.stop()
+        }
+    }
+
+    @Test func twoWorkerProcessesShareTheLoad() async throws {
+        try await TallyStack.with() { stack in
+            try stack.startWorker("calc", extraArguments: ["--handling-delay-ms", "600"])
+            try stack.startWorker("calc", extraArguments: ["--handling-delay-ms", "600"])
+            try await stack.waitForWorkers("calc", count: 2)
+            try await expectBothWorkersBusy(stack)
+        }
+    }
+
+    @Test func workerThreadsInOneProcessShareTheLoad() async throws {
+        try await TallyStack.with() { stack in
+            try stack.startWorker("calc", concurrency: 2, extraArguments: ["--handling-delay-ms", "600"])
+            try await stack.waitForWorkers("calc", count: 2)
+            try await expectBothWorkersBusy(stack)
+        }
+    }
+
+    /// Two requests at once must be handled at once: the gateway sees both workers busy together.
+    private func expectBothWorkersBusy(_ stack: TallyStack) async throws {
+        let client = try stack.client(timeout: .seconds(10))
+        async let first = client.call("calc.tip", bill)
+        async let second = client.call("calc.tip", bill)
+        try await stack.waitUntil("both workers are busy at the same time", timeout: .seconds(10)) {
+            (try? await stack.serviceStatus("calc"))?["busy"]?.intValue == 2
+        }
+        #expect(try await first.isOK)
+        #expect(try await second.isOK)
+        #expect(try await stack.serviceStatus("calc")?["requests"]?.intValue == 2)
+    }
+
+    @Test func workersReconnectAfterTheGatewayRestarts() async throws {
+        try await TallyStack.with(workers: ["calc": 1]) { stack in
+            #expect(await stack.gateway.stop())
+            try await stack.startGateway()
+            try await stack.waitForWorkers("calc", count: 1)
+            let reply = try await stack.client().call("calc.tip", bill)
+            #expect(reply.result?["total"] == "99.12")
+        }
+    }
+
+    @Test func aStoppedWorkerLeavesAtOnceWithDisconnect() async throws {
+        try await TallyStack.with(workers: ["calc": 1]) { stack in
+            let worker = try stack.startWorker("calc")
+            try await stack.waitForWorkers("calc", count: 2)
+            #expect(await worker.stop(), "SIGTERM stops a worker gracefully")
+            #expect(worker.exitStatus == 0)
+            try await stack.waitUntil("the gateway counts one worker") {
+                (try? await stack.serviceStatus("calc"))?["workers"]?.intValue == 1
+            }
+            #expect(stack.gateway.log.contains("reason=disconnected"))
+        }
+    }
+}
