@@ -1,0 +1,47 @@
+import Foundation
+import Testing
+
+@testable import TallyProtocol
+
+@Suite struct MajordomoTests {
+    private let header = Data("MDPW01".utf8)
+
+    @Test func workerMessagesHaveTheSpecifiedLayout() {
+        #expect(Majordomo.WorkerMessage.ready(service: "calc").frames == [Data(), header, Data([1]), Data("calc".utf8)])
+        #expect(Majordomo.WorkerMessage.heartbeat.frames == [Data(), header, Data([4])])
+        #expect(Majordomo.WorkerMessage.disconnect.frames == [Data(), header, Data([5])])
+        #expect(
+            Majordomo.WorkerMessage.reply(client: Data([9]), body: [Data("b".utf8)]).frames
+                == [Data(), header, Data([3]), Data([9]), Data(), Data("b".utf8)])
+    }
+
+    @Test func workerMessagesRoundTrip() {
+        let messages: [Majordomo.WorkerMessage] = [
+            .ready(service: "calc"), .heartbeat, .disconnect, .reply(client: Data([1, 2]), body: [Data("x".utf8), Data()]),
+        ]
+        for message in messages {
+            #expect(Majordomo.WorkerMessage(frames: message.frames[...]) == message)
+        }
+    }
+
+    @Test func malformedWorkerMessagesAreRefused() {
+        let samples: [[Data]] = [
+            [], [Data()], [Data(), header], [Data("x".utf8), header, Data([4])], [Data(), Data("MDPW02".utf8), Data([4])],
+            [Data(), header, Data([9])], [Data(), header, Data([1, 1])], [Data(), header, Data([1])],
+            [Data(), header, Data([1]), Data()], [Data(), header, Data([4]), Data("extra".utf8)],
+            [Data(), header, Data([3]), Data([1])], [Data(), header, Data([3]), Data([1]), Data("not empty".utf8), Data()],
+            [Data(), header, Data([2]), Data([1]), Data(), Data()],
+        ]
+        for frames in samples {
+            #expect(Majordomo.WorkerMessage(frames: frames[...]) == nil, "\(frames)")
+        }
+    }
+
+    @Test func brokerMessagesRoundTrip() {
+        let request = Majordomo.BrokerMessage.request(client: Data([0, 0, 0, 1]), body: [Data("{}".utf8)])
+        #expect(request.frames == [Data(), header, Data([2]), Data([0, 0, 0, 1]), Data(), Data("{}".utf8)])
+        #expect(Majordomo.BrokerMessage(frames: request.frames) == request)
+        #expect(Majordomo.BrokerMessage(frames: [Data(), header, Data([2]), Data([1])]) == nil)
+        #expect(Majordomo.BrokerMessage(frames: [Data(), header, Data([1]), Data("calc".utf8)]) == nil)
+    }
+}
