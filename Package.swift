@@ -8,6 +8,7 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .executable(name: "tally", targets: ["tally"]),
+        .executable(name: "tally-bench", targets: ["TallyBenchmark"]),
         .library(name: "TallyClient", targets: ["TallyClient"]),
         .library(name: "TallyTesting", targets: ["TallyTesting"]),
     ],
@@ -16,6 +17,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-collections.git", from: "1.6.0"),
+        .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift.git", from: "0.2.0"),
     ],
     targets: [
         // libzmq, found through pkg-config; Debian/Ubuntu ship it as libzmq3-dev.
@@ -58,6 +60,12 @@ let package = Package(
         .executableTarget(name: "tally", dependencies: ["TallyCLI"]),
         // Brings up a real gateway and workers as child processes on private endpoints, for tests.
         .target(name: "TallyTesting", dependencies: ["ZeroMQ", "TallyProtocol", "TallyClient"]),
+        // Throughput and latency of a running stack: speed is measured here, never in tests.
+        .executableTarget(name: "TallyBenchmark", dependencies: [
+            "ZeroMQ", "TallyProtocol", "TallyTesting",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            .product(name: "Histogram", package: "hdrhistogram-swift"),
+        ]),
 
         .testTarget(name: "TallyProtocolTests", dependencies: ["TallyProtocol"]),
         .testTarget(name: "TallyMoneyTests", dependencies: ["TallyMoney", "TallyProtocol"]),
