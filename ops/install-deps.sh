@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Installs what building and testing Tally needs on Debian or Ubuntu, and nothing when it is
+# already there: libzmq (ZeroMQ) with pkg-config, and Python's jsonschema for the contract tests.
+# Swift itself (6.0 or later) is expected to be installed already.
+set -euo pipefail
+
+as_root() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
+
+if ! { command -v pkg-config >/dev/null && pkg-config --exists libzmq; }; then
+    as_root apt-get update -qq
+    as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libzmq3-dev pkg-config
+fi
+echo "libzmq $(pkg-config --modversion libzmq)"
+
+if ! python3 -c 'import jsonschema, referencing' 2>/dev/null; then
+    python3 -m pip install --quiet jsonschema || as_root apt-get install -y -qq python3-jsonschema
+fi
+echo "jsonschema $(python3 -c 'import jsonschema; print(jsonschema.__version__)' 2>/dev/null || python3 -c 'from importlib.metadata import version; print(version("jsonschema"))')"
