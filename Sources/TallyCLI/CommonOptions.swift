@@ -45,6 +45,25 @@ struct ProcessOptions: ParsableArguments {
     }
 }
 
+/// Heartbeat settings, which the gateway and its workers must agree on.
+struct HeartbeatOptions: ParsableArguments {
+    @Option(help: "Heartbeat interval in milliseconds. Env: TALLY_HEARTBEAT_MS.")
+    var heartbeatMs: Int = EnvironmentDefaults.heartbeatMilliseconds
+
+    @Option(help: "Heartbeats missed before the peer is taken for dead. Env: TALLY_LIVENESS.")
+    var liveness: Int = EnvironmentDefaults.liveness
+
+    func validate() throws {
+        guard heartbeatMs >= 10 else { throw ValidationError("--heartbeat-ms must be at least 10") }
+        guard liveness >= 1 else { throw ValidationError("--liveness must be at least 1") }
+    }
+
+    var interval: Duration { .milliseconds(heartbeatMs) }
+
+    /// The same settings as flags, for child processes.
+    var arguments: [String] { ["--heartbeat-ms", "\(heartbeatMs)", "--liveness", "\(liveness)"] }
+}
+
 /// Returns (which gracefully stops the process) when the process that started us has exited.
 struct ParentWatchdog: Service {
     let parent: Int32

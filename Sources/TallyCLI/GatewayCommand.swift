@@ -13,11 +13,7 @@ struct GatewayCommand: AsyncParsableCommand {
     @Option(help: "Worker endpoint to bind (ROUTER, 7/MDP workers). Env: TALLY_GATEWAY_BACKEND.")
     var backend: String = EnvironmentDefaults.backend
 
-    @Option(help: "Heartbeat interval in milliseconds. Env: TALLY_HEARTBEAT_MS.")
-    var heartbeatMs: Int = EnvironmentDefaults.heartbeatMilliseconds
-
-    @Option(help: "Heartbeats a worker may miss before it is taken for dead. Env: TALLY_LIVENESS.")
-    var liveness: Int = EnvironmentDefaults.liveness
+    @OptionGroup var heartbeat: HeartbeatOptions
 
     @Option(help: "Largest request accepted, in bytes. Env: TALLY_MAX_MESSAGE_BYTES.")
     var maxMessageBytes: Int = EnvironmentDefaults.maximumMessageBytes
@@ -28,8 +24,6 @@ struct GatewayCommand: AsyncParsableCommand {
     @OptionGroup var process: ProcessOptions
 
     func validate() throws {
-        guard heartbeatMs >= 10 else { throw ValidationError("--heartbeat-ms must be at least 10") }
-        guard liveness >= 1 else { throw ValidationError("--liveness must be at least 1") }
         guard maxMessageBytes >= 1024 else { throw ValidationError("--max-message-bytes must be at least 1024") }
         guard defaultDeadlineMs >= 1 else { throw ValidationError("--default-deadline-ms must be at least 1") }
     }
@@ -37,8 +31,8 @@ struct GatewayCommand: AsyncParsableCommand {
     func run() async throws {
         let logger = process.bootstrap(label: "tally.gateway")
         let configuration = GatewayConfiguration(
-            frontendEndpoint: frontend, backendEndpoint: backend, heartbeatInterval: .milliseconds(heartbeatMs),
-            liveness: liveness, maximumMessageBytes: maxMessageBytes, defaultDeadline: .milliseconds(defaultDeadlineMs))
+            frontendEndpoint: frontend, backendEndpoint: backend, heartbeatInterval: heartbeat.interval,
+            liveness: heartbeat.liveness, maximumMessageBytes: maxMessageBytes, defaultDeadline: .milliseconds(defaultDeadlineMs))
         let context = try ZMQContext()
         try await process.runServices([GatewayService(configuration: configuration, context: context, logger: logger)], logger: logger)
     }

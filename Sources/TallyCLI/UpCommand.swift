@@ -19,8 +19,7 @@ struct UpCommand: AsyncParsableCommand {
     @Option(help: "Worker endpoint. Env: TALLY_GATEWAY_BACKEND.")
     var backend: String = EnvironmentDefaults.backend
 
-    @Option(help: "Heartbeat interval in milliseconds. Env: TALLY_HEARTBEAT_MS.")
-    var heartbeatMs: Int = EnvironmentDefaults.heartbeatMilliseconds
+    @OptionGroup var heartbeat: HeartbeatOptions
 
     @Option(help: "Worker threads per service. Env: TALLY_WORKER_CONCURRENCY.")
     var concurrency: Int = EnvironmentDefaults.concurrency
@@ -30,7 +29,7 @@ struct UpCommand: AsyncParsableCommand {
     func run() async throws {
         let logger = process.bootstrap(label: "tally.up")
         try FileManager.default.createDirectory(atPath: dataDir, withIntermediateDirectories: true)
-        let shared = ["--heartbeat-ms", "\(heartbeatMs)", "--log-level", process.logLevel]
+        let shared = heartbeat.arguments + ["--log-level", process.logLevel]
         var children = [ChildSpec(name: "gateway", arguments: ["gateway", "--frontend", frontend, "--backend", backend] + shared)]
         for service in ServiceCatalog.all {
             children.append(ChildSpec(

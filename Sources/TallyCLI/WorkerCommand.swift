@@ -17,11 +17,7 @@ struct WorkerCommand: AsyncParsableCommand {
     @Option(help: "The gateway's worker endpoint to connect to. Env: TALLY_GATEWAY_BACKEND.")
     var backend: String = EnvironmentDefaults.backend
 
-    @Option(help: "Heartbeat interval in milliseconds. Env: TALLY_HEARTBEAT_MS.")
-    var heartbeatMs: Int = EnvironmentDefaults.heartbeatMilliseconds
-
-    @Option(help: "Gateway heartbeats missed before reconnecting. Env: TALLY_LIVENESS.")
-    var liveness: Int = EnvironmentDefaults.liveness
+    @OptionGroup var heartbeat: HeartbeatOptions
 
     @Option(help: "Directory for the data of stateful services. Env: TALLY_DATA_DIR.")
     var dataDir: String = EnvironmentDefaults.dataDirectory
@@ -39,8 +35,6 @@ struct WorkerCommand: AsyncParsableCommand {
             throw ValidationError("unknown service '\(service)'; choose one of \(ServiceCatalog.all.joined(separator: ", "))")
         }
         guard (1...256).contains(concurrency) else { throw ValidationError("--concurrency must be from 1 to 256") }
-        guard heartbeatMs >= 10 else { throw ValidationError("--heartbeat-ms must be at least 10") }
-        guard liveness >= 1 else { throw ValidationError("--liveness must be at least 1") }
     }
 
     func run() async throws {
@@ -49,8 +43,8 @@ struct WorkerCommand: AsyncParsableCommand {
             throw ValidationError("unknown service '\(service)'")
         }
         let configuration = WorkerConfiguration(
-            backendEndpoint: backend, concurrency: concurrency, heartbeatInterval: .milliseconds(heartbeatMs),
-            liveness: liveness, maximumMessageBytes: maxMessageBytes, handlingDelay: .milliseconds(handlingDelayMs))
+            backendEndpoint: backend, concurrency: concurrency, heartbeatInterval: heartbeat.interval,
+            liveness: heartbeat.liveness, maximumMessageBytes: maxMessageBytes, handlingDelay: .milliseconds(handlingDelayMs))
         let context = try ZMQContext()
         try await process.runServices(
             [WorkerService(handler: handler, configuration: configuration, context: context, logger: logger)], logger: logger)
