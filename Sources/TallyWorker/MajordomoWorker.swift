@@ -3,7 +3,8 @@ import Logging
 import TallyProtocol
 import ZeroMQ
 
-/// One 7/MDP worker: a DEALER socket to the gateway's backend, served by the thread that calls `run`.
+/// One 7/MDP worker: a DEALER socket to the gateway's backend, served by the thread that calls
+/// `run`, with commands running on a paired `HandlerThread` so heartbeats never stop.
 ///
 /// It follows the guide's `mdwrkapi` and Paranoid Pirate patterns: READY on connect, heartbeats
 /// both ways, and when the gateway falls silent for `liveness` heartbeats, a fresh socket after a
@@ -35,25 +36,36 @@ final class MajordomoWorker {
 
     /// Serves requests until `stop` fires. Blocks the calling (dedicated) thread.
     func run() throws {
-        defer { closeSocket() }
+        let handler = try HandlerThread(
+            context: context, processor: processor, delay: configuration.handlingDelay, name: "\(serviceName)-handler")
+        defer {
+            handler.stop()
+            closeSocket()
+        }
         try connect()
         while !stop.isFired {
             guard let socket else { return }
             var poller = ZMQPoller()
             let socketIndex = poller.add(socket)
+            let handlerIndex = poller.add(handler.socket)
             poller.add(fileDescriptor: stop.fileDescriptor)
             try poller.poll(timeout: max(.zero, heartbeatAt - clock.now))
-            if stop.isFired { break }
 
+            if poller.isReadable(handlerIndex), let finished = try handler.takeReply() {
+                try send(Majordomo.WorkerMessage.reply(client: finished.client, body: [finished.reply]).frames)
+            }
+            if stop.isFired { break }
             if poller.isReadable(socketIndex) {
                 while let frames = try socket.receive(dontWait: true) {
                     liveness = configuration.liveness
                     reconnectDelay = configuration.initialReconnectDelay
-                    if try !handle(frames) { break }
+                    if try !handle(frames, handler: handler) { break }
                 }
             } else if clock.now >= heartbeatAt {
                 liveness -= 1
-                if liveness <= 0 {
+                // A request in hand is finished and answered before reconnecting: a fresh READY
+                // would invite a second request while this worker is still busy.
+                if liveness <= 0 && !handler.isBusy {
                     logger.warning("gateway silent; reconnecting", metadata: ["after": "\(reconnectDelay)"])
                     closeSocket()
                     if waitForStop(reconnectDelay) { return }
@@ -67,7 +79,11 @@ final class MajordomoWorker {
                 heartbeatAt = clock.now + configuration.heartbeatInterval
             }
         }
-        // Graceful: tell the gateway we are leaving. LINGER gives the message time to go out.
+        // Graceful: finish and answer the request in hand, then tell the gateway we are leaving.
+        // LINGER gives the last messages time to go out.
+        if let finished = try handler.finish() {
+            try send(Majordomo.WorkerMessage.reply(client: finished.client, body: [finished.reply]).frames)
+        }
         if let socket {
             try? socket.setLinger(milliseconds: 1000)
             try? socket.send(Majordomo.WorkerMessage.disconnect.frames, dontWait: true)
@@ -75,16 +91,23 @@ final class MajordomoWorker {
     }
 
     /// Handles one message from the gateway. Returns false when the socket was replaced.
-    private func handle(_ frames: [Data]) throws -> Bool {
+    private func handle(_ frames: [Data], handler: HandlerThread) throws -> Bool {
         switch Majordomo.BrokerMessage(frames: frames) {
         case .request(let client, let body)?:
-            if configuration.handlingDelay > .zero { Thread.sleep(forTimeInterval: Double(configuration.handlingDelay.roundedUpMilliseconds) / 1000) }
-            let reply = processor.process(body)
-            try send(Majordomo.WorkerMessage.reply(client: client, body: [reply]).frames)
+            if handler.isBusy {
+                // 7/MDP sends one request at a time; a broker that sends more gets told, not ignored.
+                let busy = Reply.failure(id: nil, error: TallyError(.unavailable, "this \(serviceName) worker is busy; retry"))
+                try send(Majordomo.WorkerMessage.reply(client: client, body: [busy]).frames)
+            } else {
+                try handler.submit(client: client, body: body)
+            }
         case .heartbeat?:
             break
         case .disconnect?:
             logger.info("gateway asked us to reconnect")
+            if let finished = try handler.finish() {
+                try send(Majordomo.WorkerMessage.reply(client: finished.client, body: [finished.reply]).frames)
+            }
             closeSocket()
             try connect()
             return false

@@ -9,7 +9,7 @@ public struct RequestProcessor: Sendable {
     public let handler: any ServiceHandler
     private let commands: CommandTable
     private let maximumMessageBytes: Int
-    private let logger: Logger
+    let logger: Logger
 
     public init(handler: any ServiceHandler, maximumMessageBytes: Int = 256 * 1024, logger: Logger) {
         self.handler = handler

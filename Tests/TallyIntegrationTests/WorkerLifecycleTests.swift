@@ -62,6 +62,17 @@ import Testing
         }
     }
 
+    @Test func aBusyWorkerKeepsHeartbeatingThroughASlowCommand() async throws {
+        try await TallyStack.with() { stack in
+            // 1.5 s of work against a gateway that expires workers after 3 × 200 ms of silence.
+            try stack.startWorker("calc", extraArguments: ["--handling-delay-ms", "1500"])
+            try await stack.waitForWorkers("calc", count: 1)
+            let reply = try await stack.client(timeout: .seconds(10)).call("calc.tip", bill)
+            #expect(reply.isOK, "\(reply)")
+            #expect(!stack.gateway.log.contains("worker left"), "\(stack.gateway.log)")
+        }
+    }
+
     @Test func twoWorkerProcessesShareTheLoad() async throws {
         try await TallyStack.with() { stack in
             try stack.startWorker("calc", extraArguments: ["--handling-delay-ms", "600"])
