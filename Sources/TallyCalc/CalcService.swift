@@ -11,6 +11,7 @@ public struct CalcService: ServiceHandler {
         var commands = CommandTable()
         commands.register("calc.tip", TipCommand.run)
         commands.register("calc.tip_table", TipTableCommand.run)
+        commands.register("calc.split", SplitCommand.run)
         self.commands = commands
     }
 }
