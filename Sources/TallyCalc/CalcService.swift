@@ -12,6 +12,7 @@ public struct CalcService: ServiceHandler {
         commands.register("calc.tip", TipCommand.run)
         commands.register("calc.tip_table", TipTableCommand.run)
         commands.register("calc.split", SplitCommand.run)
+        commands.register("calc.adjust", AdjustCommand.run)
         self.commands = commands
     }
 }
