@@ -36,12 +36,13 @@ import Testing
     }
 
     @Test func itemsRoundOncePerBillNotPerItem() throws {
-        // Three items of 0.01 shared by three: each owes exactly 0.01.
+        // Three items of 0.01 shared by three, and 0.02 for the last person alone: exactly 0.01,
+        // 0.01 and 0.03. Rounding each item first would give the first person every shared cent.
+        let shared: JSONValue = ["price": "0.01", "people": [0, 1, 2]]
         let result = try calc("calc.split", [
-            "currency": "USD", "people": 3, "mode": "items",
-            "items": [["price": "0.01", "people": [0, 1, 2]], ["price": "0.01", "people": [0, 1, 2]], ["price": "0.01", "people": [0, 1, 2]]],
+            "currency": "USD", "people": 3, "mode": "items", "items": [shared, shared, shared, ["price": "0.02", "people": [2]]],
         ])
-        #expect(column(result["people"], "subtotal") == ["0.01", "0.01", "0.01"])
+        #expect(column(result["people"], "subtotal") == ["0.01", "0.01", "0.03"])
     }
 
     @Test func itemsSubtotalDefaultsToTheirSum() throws {
