@@ -1,0 +1,73 @@
+import TallyMoney
+import TallyProtocol
+
+/// `calc.split`: the bill splitter. The subtotal is divided by the mode; tax and tip then follow
+/// each person's part of the subtotal, so every column adds up exactly to its total.
+enum SplitCommand {
+    static let keys: Set<String> = ["currency", "people", "mode", "subtotal", "tax", "tip", "items", "shares", "amounts", "percents"]
+    static let largestTipPercent: Int64 = 50
+
+    static func run(_ args: Arguments, _ context: RequestContext) throws(TallyError) -> SplitResult {
+        try args.allowOnly(keys)
+        let currency = try args.currency(locale: context.locale)
+        let names = try People.names(args)
+        let mode = try SplitMode(args)
+        let (subtotal, parts) = try mode.subtotalParts(args, people: names.count, currency: currency)
+        let tax = try args.optionalAmount("tax", in: currency) ?? 0
+        let tip = try tipAmount(args, subtotal: subtotal, currency: currency)
+
+        let taxParts = Allocation.split(tax, proportionalTo: parts)
+        let tipParts = Allocation.split(tip, proportionalTo: parts)
+        return SplitResult(
+            currency: currency.code,
+            mode: mode,
+            subtotal: currency.format(subtotal),
+            tax: currency.format(tax),
+            tip: currency.format(tip),
+            total: currency.format(subtotal + tax + tip),
+            people: names.indices.map { index in
+                SplitResult.Person(
+                    name: names[index],
+                    subtotal: currency.format(parts[index]),
+                    tax: currency.format(taxParts[index]),
+                    tip: currency.format(tipParts[index]),
+                    total: currency.format(parts[index] + taxParts[index] + tipParts[index]))
+            })
+    }
+
+    /// `tip`: `{"percent": "15"}` of the subtotal, rounded half up, or `{"amount": "9.00"}`; none is 0.
+    private static func tipAmount(_ args: Arguments, subtotal: Int64, currency: Currency) throws(TallyError) -> Int64 {
+        guard let tip = try args.optionalObject("tip") else { return 0 }
+        try tip.allowOnly(["percent", "amount"])
+        switch (tip.has("percent"), tip.has("amount")) {
+        case (true, false):
+            return try tip.percent("percent", in: 0...largestTipPercent).of(subtotal).rounded(.halfUp)
+        case (false, true):
+            return try tip.amount("amount", in: currency)
+        case (true, true):
+            throw .invalidArgument("tip takes a percent or an amount, not both", field: tip.path)
+        case (false, false):
+            throw .invalidArgument(
+                "tip needs a percent of the subtotal, such as {\"percent\": \"15\"}, or an amount, such as {\"amount\": \"9.00\"}",
+                field: tip.path)
+        }
+    }
+}
+
+struct SplitResult: Encodable, Sendable {
+    let currency: String
+    let mode: SplitMode
+    let subtotal: String
+    let tax: String
+    let tip: String
+    let total: String
+    let people: [Person]
+
+    struct Person: Encodable, Sendable {
+        let name: String
+        let subtotal: String
+        let tax: String
+        let tip: String
+        let total: String
+    }
+}

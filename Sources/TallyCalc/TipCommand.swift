@@ -1,0 +1,57 @@
+import TallyMoney
+import TallyProtocol
+
+/// `calc.tip`: the tip, total and each person's part of a bill at one percentage.
+enum TipCommand {
+    static func run(_ args: Arguments, _ context: RequestContext) throws(TallyError) -> TipResult {
+        try args.allowOnly(TipBill.keys.union(["tip_percent"]))
+        let bill = try TipBill(args, locale: context.locale)
+        let percent = try args.percent("tip_percent", in: 0...TipBill.largestPercent)
+        let charge = bill.charge(at: percent)
+        let currency = bill.currency
+        return TipResult(
+            currency: currency.code,
+            amount: currency.format(bill.amount),
+            tipBase: currency.format(bill.tipBase),
+            tip: currency.format(charge.tip),
+            total: currency.format(charge.total),
+            effectiveTipPercent: effectivePercent(tip: charge.tip, of: bill.tipBase),
+            rounding: bill.rounding,
+            split: bill.split,
+            perPerson: charge.perPerson.map {
+                TipResult.PersonPart(base: currency.format($0.base), tip: currency.format($0.tip), total: currency.format($0.total))
+            })
+    }
+
+    /// The tip as a percentage of the tip base after rounding, to two places; "0.00" on a zero base.
+    static func effectivePercent(tip: Int64, of base: Int64) -> String {
+        guard base > 0 else { return DecimalText.format(0, scale: 2) }
+        let hundredths = (Rational(tip) * Rational(10_000) / Rational(base)).rounded(.halfUp)
+        return DecimalText.format(hundredths, scale: 2)
+    }
+}
+
+struct TipResult: Encodable, Sendable {
+    let currency: String
+    let amount: String
+    let tipBase: String
+    let tip: String
+    let total: String
+    let effectiveTipPercent: String
+    let rounding: TipRounding
+    let split: Int
+    let perPerson: [PersonPart]
+
+    struct PersonPart: Encodable, Sendable {
+        let base: String
+        let tip: String
+        let total: String
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case currency, amount, tip, total, rounding, split
+        case tipBase = "tip_base"
+        case effectiveTipPercent = "effective_tip_percent"
+        case perPerson = "per_person"
+    }
+}

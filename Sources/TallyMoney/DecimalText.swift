@@ -1,0 +1,68 @@
+/// Exact reading and writing of plain decimal numerals such as `84`, `84.50` or `0.125`.
+///
+/// Only `^[0-9]+(\.[0-9]+)?$` is accepted: no sign, exponent, spaces or thousands separators, so
+/// what a person typed is exactly what is counted and nothing depends on a locale. A value is held
+/// as an integer count of 10^-scale (`"84.5"` at scale 2 is 8450), never as binary floating point.
+public enum DecimalText {
+    /// The most digits a value may have before the point, leading zeros aside. Twelve digits at a
+    /// scale of at most four stay below 10^16, so values, sums of a few hundred of them and their
+    /// products with a percentage never come near overflowing.
+    public static let maxIntegerDigits = 12
+
+    /// The finest scale any decimal may be read at: four places, for percents and weights.
+    public static let maxScale = 4
+
+    /// Reads `text` as a count of 10^-`scale`. More fraction digits than `scale` is an error, not a
+    /// rounding: `"1.234"` is not a dollar amount.
+    public static func parse(_ text: String, scale: Int) throws(DecimalTextError) -> Int64 {
+        precondition((0...maxScale).contains(scale), "scale must be 0 to \(maxScale)")
+        let bytes = Array(text.utf8)
+        let point = bytes.firstIndex(of: UInt8(ascii: "."))
+        let integerDigits = bytes[..<(point ?? bytes.endIndex)]
+        let fractionDigits = point.map { bytes[($0 + 1)...] } ?? []
+        guard !integerDigits.isEmpty, integerDigits.allSatisfy(isDigit),
+            point == nil || (!fractionDigits.isEmpty && fractionDigits.allSatisfy(isDigit))
+        else { throw .malformed }
+
+        let significant = integerDigits.drop(while: { $0 == UInt8(ascii: "0") })
+        guard significant.count <= maxIntegerDigits else { throw .tooLarge }
+        guard fractionDigits.count <= scale else {
+            throw .tooManyFractionDigits(found: fractionDigits.count, allowed: scale)
+        }
+
+        var value: Int64 = 0
+        for digit in significant { value = value * 10 + Int64(digit - UInt8(ascii: "0")) }
+        for digit in fractionDigits { value = value * 10 + Int64(digit - UInt8(ascii: "0")) }
+        return value * powerOfTen(scale - fractionDigits.count)
+    }
+
+    /// Writes a count of 10^-`scale` with exactly `scale` fraction digits: 1512 at scale 2 is `15.12`.
+    public static func format(_ value: Int64, scale: Int) -> String {
+        precondition((0...maxScale).contains(scale), "scale must be 0 to \(maxScale)")
+        let sign = value < 0 ? "-" : ""
+        let magnitude = value.magnitude
+        let unit = UInt64(powerOfTen(scale))
+        guard scale > 0 else { return sign + String(magnitude) }
+        let fraction = String(magnitude % unit)
+        return sign + String(magnitude / unit) + "." + String(repeating: "0", count: scale - fraction.count) + fraction
+    }
+
+    /// 10^`exponent` for the small exponents money needs.
+    public static func powerOfTen(_ exponent: Int) -> Int64 {
+        (0..<exponent).reduce(1) { value, _ in value * 10 }
+    }
+
+    private static func isDigit(_ byte: UInt8) -> Bool {
+        (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
+    }
+}
+
+/// Why a decimal numeral was refused; `Arguments` turns it into a message naming the field.
+public enum DecimalTextError: Error, Equatable, Sendable {
+    /// Not `digits[.digits]`: empty, signed, an exponent, spaces, separators, `.5` or `5.`.
+    case malformed
+    /// More fraction digits than the value can hold exactly.
+    case tooManyFractionDigits(found: Int, allowed: Int)
+    /// More than `DecimalText.maxIntegerDigits` significant digits before the point.
+    case tooLarge
+}
