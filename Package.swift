@@ -58,7 +58,8 @@ let package = Package(
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),
         .executableTarget(name: "tally", dependencies: ["TallyCLI"]),
-        // Brings up a real gateway and workers as child processes on private endpoints, for tests.
+        // Test support: a real gateway and workers as child processes on private endpoints, and a
+        // seeded generator for property tests.
         .target(name: "TallyTesting", dependencies: ["ZeroMQ", "TallyProtocol", "TallyClient"]),
         // Throughput and latency of a running stack: speed is measured here, never in tests.
         .executableTarget(name: "TallyBenchmark", dependencies: [
@@ -68,8 +69,8 @@ let package = Package(
         ]),
 
         .testTarget(name: "TallyProtocolTests", dependencies: ["TallyProtocol"]),
-        .testTarget(name: "TallyMoneyTests", dependencies: ["TallyMoney", "TallyProtocol"]),
-        .testTarget(name: "TallyCalcTests", dependencies: ["TallyCalc", "TallyMoney", "TallyProtocol"]),
+        .testTarget(name: "TallyMoneyTests", dependencies: ["TallyMoney", "TallyProtocol", "TallyTesting"]),
+        .testTarget(name: "TallyCalcTests", dependencies: ["TallyCalc", "TallyMoney", "TallyProtocol", "TallyTesting"]),
         .testTarget(name: "TallyIntegrationTests", dependencies: ["TallyTesting", "TallyClient", "TallyProtocol", "ZeroMQ"]),
         .testTarget(name: "ContractTests", dependencies: ["TallyProtocol", "TallyTesting"]),
     ]

@@ -1,5 +1,6 @@
 import TallyMoney
 import TallyProtocol
+import TallyTesting
 import Testing
 
 /// Random bills in every split mode, from a fixed seed: whatever the mode, every column adds up to

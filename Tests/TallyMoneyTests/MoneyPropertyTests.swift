@@ -1,5 +1,6 @@
 import Testing
 import TallyMoney
+import TallyTesting
 
 /// Random bills from a fixed seed: the invariants that make allocation and rounding safe for money.
 @Suite struct MoneyPropertyTests {
