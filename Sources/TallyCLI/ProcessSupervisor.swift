@@ -55,7 +55,9 @@ final class ProcessSupervisor: Service, @unchecked Sendable {
             if isStopping { break }
             if ContinuousClock.now - started > .seconds(30) { delay = .milliseconds(500) }
             logger.warning("process exited; restarting", metadata: ["process": "\(child.name)", "status": "\(status)", "in": "\(delay)"])
-            try? await Task.sleep(for: delay)
+            // Sleep in slices so a shutdown during a long backoff is not kept waiting.
+            let restartAt = ContinuousClock.now + delay
+            while !isStopping && ContinuousClock.now < restartAt { try? await Task.sleep(for: .milliseconds(100)) }
             delay = min(delay * 2, .seconds(30))
         }
     }
