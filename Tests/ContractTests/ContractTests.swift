@@ -1,0 +1,253 @@
+import Foundation
+import TallyProtocol
+import TallyTesting
+import Testing
+
+/// The wire contract — docs/protocol.md and schemas/ — checked against itself, against
+/// TallyProtocol, and against a running gateway with a calc worker.
+///
+/// Schemas are checked by Python's jsonschema (draft 2020-12) through validate.py: `pip install jsonschema`.
+@Suite struct ContractTests {
+    // MARK: 1. Schemas
+
+    @Test func everySchemaIsValidDraft202012AndEveryRefResolves() throws {
+        let output = try SchemaValidator.run(items: [], checkSchemas: true)
+        for problem in output.schemaProblems { Issue.record(Comment(rawValue: problem)) }
+        for required in ["envelope.json", "reply.json", "error.json"] {
+            #expect(output.schemaFiles.contains(required), "schemas/\(required) is missing")
+        }
+    }
+
+    @Test func schemasAgreeWithTallyProtocol() throws {
+        // error.json lists exactly the codes of ErrorCode.
+        let error = try schemaObject("error.json")
+        let codes = error["properties"]?["code"]?["enum"]?.arrayValue?.compactMap(\.stringValue) ?? []
+        #expect(Set(codes) == Set(ErrorCode.allCases.map(\.rawValue)), "error.json code enum: \(codes)")
+        #expect(codes.count == ErrorCode.allCases.count)
+
+        // envelope.json has exactly the fields an Envelope writes, and the same deadline range.
+        let full = Envelope(
+            id: "i", command: "calc.tip", args: ["a": 1], deadlineMilliseconds: 1, idempotencyKey: "k", token: "t", locale: "l")
+        let written = try JSONDecoder().decode(JSONValue.self, from: full.encoded()).objectValue?.keys.sorted() ?? []
+        let envelope = try schemaObject("envelope.json")
+        let properties = envelope["properties"]?.objectValue?.keys.sorted() ?? []
+        #expect(properties == written, "envelope.json properties vs the fields of Envelope")
+        #expect(envelope["additionalProperties"] == false)
+        #expect(envelope["properties"]?["deadline_ms"]?["maximum"]?.intValue == Int64(Envelope.maximumDeadlineMilliseconds))
+    }
+
+    // MARK: 2. Catalog, schemas and document cover the same commands
+
+    @Test func everyCatalogCommandHasSchemasADocSectionAndAnExample() throws {
+        let files = Set(try Repository.schemaFiles(under: "commands"))
+        let document = try Repository.text(of: Repository.protocolDocument)
+        let headings = document.split(separator: "\n").filter { $0.hasPrefix("#") }
+        for command in CommandCatalog.commands.map(\.name) {
+            for schema in [CommandSchema.args(command), CommandSchema.result(command)] where !files.contains(schema) {
+                Issue.record("schemas/\(schema) is missing")
+            }
+            if !headings.contains(where: { $0.contains("`\(command)`") }) {
+                Issue.record("docs/protocol.md has no section for \(command): a heading such as ### `\(command)`")
+            }
+        }
+        // Each command is shown working: a request example with the answer it gets right after it.
+        let (examples, _) = DocExample.parse(document)
+        let answered = Set(ExampleExchange.group(examples).exchanges.filter { $0.answer != nil && $0.request.kind == .request }
+            .compactMap(\.request.command))
+        for command in CommandCatalog.commands.map(\.name) where !answered.contains(command) {
+            Issue.record("docs/protocol.md has no request example for \(command) followed by the result or reply it gets")
+        }
+        let catalog = Set(CommandCatalog.commands.map(\.name))
+        for file in files.sorted() {
+            let name = String(file.dropFirst("commands/".count))
+            guard let command = CommandSchema.command(ofFile: name) else {
+                Issue.record("schemas/\(file) is not named <command>.args.json or <command>.result.json")
+                continue
+            }
+            if !catalog.contains(command) {
+                Issue.record("schemas/\(file) is for \(command), which is not in CommandCatalog")
+            }
+        }
+    }
+
+    @Test func theDocumentListsEveryErrorCode() throws {
+        let document = try Repository.text(of: Repository.protocolDocument)
+        for code in ErrorCode.allCases {
+            if !document.contains("| `\(code.rawValue)` |") {
+                Issue.record("docs/protocol.md has no row for `\(code.rawValue)` in its table of error codes")
+            }
+        }
+    }
+
+    // MARK: 3. Examples validate against their schemas
+
+    @Test func everyDocumentedExampleValidatesAgainstItsSchemas() throws {
+        let (examples, problems) = DocExample.parse(try Repository.text(of: Repository.protocolDocument))
+        for problem in problems { Issue.record(Comment(rawValue: problem)) }
+        #expect(examples.count >= 10, "docs/protocol.md should carry examples")
+        let catalog = Set(CommandCatalog.commands.map(\.name))
+        let files = Set(try Repository.schemaFiles())
+
+        var items: [SchemaValidator.Item] = []
+        // Bad requests must be refused by a schema: the indexes of their items, per example.
+        var mustBeRefused: [(example: DocExample, items: Range<Int>)] = []
+
+        for example in examples {
+            let label = example.description
+            switch example.kind {
+            case .request:
+                let command = example.command ?? ""
+                guard catalog.contains(command) else {
+                    Issue.record("\(label): \(command) is not in CommandCatalog; show it as a bad-request")
+                    continue
+                }
+                guard let envelope = example.json, case .object = envelope else {
+                    Issue.record("\(label): not a JSON object")
+                    continue
+                }
+                #expect(envelope["command"]?.stringValue == command, "\(label): the envelope's command differs from the marker's")
+                items.append(.text(example.text, schema: "envelope.json", label: "\(label) as an envelope"))
+                items.append(.instance(Self.args(of: envelope), schema: CommandSchema.args(command), label: "\(label) args"))
+            case .badRequest:
+                guard let envelope = example.json, case .object = envelope,
+                    let command = envelope["command"]?.stringValue, catalog.contains(command)
+                else { continue }  // not JSON, not an object, or not a command of the contract: outside it already
+                guard files.contains(CommandSchema.args(command)) else {
+                    Issue.record("\(label): cannot check that schemas refuse it: schemas/\(CommandSchema.args(command)) is missing")
+                    continue
+                }
+                let start = items.count
+                items.append(.text(example.text, schema: "envelope.json", label: "\(label) as an envelope"))
+                if case .object? = Self.optionalArgs(of: envelope) ?? .object([:]) {
+                    items.append(.instance(Self.args(of: envelope), schema: CommandSchema.args(command), label: "\(label) args"))
+                }
+                mustBeRefused.append((example, start..<items.count))
+            case .result:
+                let command = example.command ?? ""
+                guard catalog.contains(command) else {
+                    Issue.record("\(label): \(command) is not in CommandCatalog")
+                    continue
+                }
+                items.append(.text(example.text, schema: CommandSchema.result(command), label: label))
+            case .reply, .error:
+                items.append(.text(example.text, schema: "reply.json", label: label))
+                if example.kind == .error {
+                    #expect(example.json?["ok"] == false, "\(label): an error example is a reply with \"ok\": false")
+                }
+            case .envelope:
+                items.append(.text(example.text, schema: "envelope.json", label: label))
+            }
+        }
+
+        let output = try SchemaValidator.run(items: items)
+        var refusedOnly = Set<Int>()
+        for (example, range) in mustBeRefused {
+            refusedOnly.formUnion(range)
+            if range.allSatisfy({ output.results[$0].errors.isEmpty }) {
+                Issue.record("\(example): shown as a bad-request, but envelope.json and its args schema both accept it")
+            }
+        }
+        for (index, result) in output.results.enumerated() where !refusedOnly.contains(index) {
+            for error in result.errors { Issue.record("\(result.label): \(error)") }
+        }
+    }
+
+    // MARK: 4. Examples are what the running system says
+
+    @Test func documentedRequestsGetTheDocumentedRepliesFromARealStack() async throws {
+        let (examples, _) = DocExample.parse(try Repository.text(of: Repository.protocolDocument))
+        let exchanges = ExampleExchange.group(examples).exchanges
+        #expect(!exchanges.isEmpty, "docs/protocol.md has no request examples")
+        guard FileManager.default.isExecutableFile(atPath: TallyStack.executable.path) else {
+            Issue.record("""
+                found no tally executable beside the test bundle (TallyStack.executable: \(TallyStack.executable.path)) \
+                to run a stack; build everything first (swift build --build-tests), or set TALLY_EXECUTABLE. \
+                The tally executable does not build while Sources/TallyCalc is a placeholder.
+                """)
+            return
+        }
+        let catalog = Set(CommandCatalog.commands.map(\.name))
+
+        let items: [SchemaValidator.Item] = try await TallyStack.with(workers: ["calc": 1]) { stack in
+            let client = try stack.client(timeout: .seconds(5))
+            var items: [SchemaValidator.Item] = []
+            for exchange in exchanges {
+                let request = exchange.request
+                let label = "live reply to \(request)"
+                let frames = try await client.send(Data(request.text.utf8))
+                guard frames.count == 1, let text = String(data: frames[0], encoding: .utf8) else {
+                    Issue.record("\(label): \(frames.count) frames, or not UTF-8")
+                    continue
+                }
+                items.append(.text(text, schema: "reply.json", label: label, wireOrder: true))
+                guard let reply = try? JSONDecoder().decode(JSONValue.self, from: frames[0]) else {
+                    continue  // validate.py reports it
+                }
+                let command = request.json?["command"]?.stringValue
+                if reply["ok"] == true, let command, catalog.contains(command), let result = reply["result"] {
+                    items.append(.instance(result, schema: CommandSchema.result(command), label: "\(label): result"))
+                }
+                if request.kind == .request {
+                    #expect(reply["id"] == request.json?["id"].flatMap { $0 == .null ? nil : $0 }, "\(label): the reply echoes the request's id")
+                }
+                compare(exchange, live: reply, command: command)
+            }
+            return items
+        }
+        let output = try SchemaValidator.run(items: items)
+        for result in output.results {
+            for error in result.errors { Issue.record("\(result.label): \(error)") }
+        }
+    }
+
+    // MARK: Helpers
+
+    /// Checks the examples that follow a request against the reply it really got.
+    private func compare(_ exchange: ExampleExchange, live reply: JSONValue, command: String?) {
+        if let answer = exchange.answer {
+            guard let documented = answer.json else {
+                Issue.record("\(answer): not JSON")
+                return
+            }
+            switch answer.kind {
+            case .result:
+                guard answer.command == command else {
+                    Issue.record("\(answer): a result of \(answer.command ?? "?") after a request for \(command ?? "?")")
+                    return
+                }
+                guard reply["ok"] == true, let result = reply["result"] else {
+                    Issue.record("\(answer): documented as a result, but \(exchange.request) gets \(reply.compactText)")
+                    return
+                }
+                let expected = VaryingFields.removing(from: documented, command: command)
+                let actual = VaryingFields.removing(from: result, command: command)
+                if expected != actual {
+                    Issue.record("\(answer) differs from the live result.\n  documented: \(expected.compactText)\n  live:       \(actual.compactText)")
+                }
+            case .reply, .error:
+                let expected = VaryingFields.removing(fromReply: documented, command: command)
+                let actual = VaryingFields.removing(fromReply: reply, command: command)
+                if expected != actual {
+                    Issue.record("\(answer) differs from the live reply.\n  documented: \(expected.compactText)\n  live:       \(actual.compactText)")
+                }
+            case .request, .badRequest, .envelope:
+                break
+            }
+        }
+    }
+
+    private func schemaObject(_ path: String) throws -> JSONValue {
+        try JSONDecoder().decode(JSONValue.self, from: Data(contentsOf: Repository.schemas.appendingPathComponent(path)))
+    }
+
+    /// The envelope's `args`, nil when absent or null.
+    private static func optionalArgs(of envelope: JSONValue) -> JSONValue? {
+        guard let args = envelope["args"], args != .null else { return nil }
+        return args
+    }
+
+    /// The envelope's `args` as a command sees them: absent or null is `{}`.
+    private static func args(of envelope: JSONValue) -> JSONValue {
+        optionalArgs(of: envelope) ?? .object([:])
+    }
+}
