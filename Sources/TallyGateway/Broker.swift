@@ -84,11 +84,13 @@ final class Broker {
         do {
             head = try EnvelopeHead.decode(body)
         } catch {
-            reply(to: address, id: nil, body: Reply.failure(id: nil, error: error))
+            let id = EnvelopeHead.recoverID(from: body)
+            reply(to: address, id: id, body: Reply.failure(id: id, error: error))
             return
         }
         let service = String(head.service)
-        if let frameService, frameService != service {
+        // A 7/MDP client names the service in a frame; 8/MMI names the whole command there (`mmi.service`).
+        if let frameService, frameService != service && frameService != head.command {
             reply(to: address, id: head.id, body: Reply.failure(id: head.id, error: .invalidArgument(
                 "command '\(head.command)' belongs to service '\(service)' but was sent to service '\(frameService)'",
                 field: "command")))
@@ -289,15 +291,27 @@ final class Broker {
         }
     }
 
-    private static let okKey = Data(#""ok":"#.utf8)
+    private static let okKey = Data(#""ok""#.utf8)
 
-    /// Whether a reply says `"ok": false`, without decoding it: the first `"ok":` in the compact
-    /// JSON Tally writes is the top-level one (the id before it is a string, where quotes are escaped).
+    /// Whether a reply says `"ok": false`, without decoding it. The first `"ok"` followed by a colon
+    /// is the top-level key in the replies Tally writes (the id before it is a string, where quotes
+    /// are escaped); replies from other workers may put spaces around the colon.
     static func isErrorReply(_ body: Data) -> Bool {
-        guard let range = body.range(of: okKey) else { return false }
-        var index = range.upperBound
-        while index < body.endIndex, body[index] == UInt8(ascii: " ") { index += 1 }
-        return index >= body.endIndex || body[index] != UInt8(ascii: "t")
+        var searchFrom = body.startIndex
+        while let range = body.range(of: okKey, in: searchFrom..<body.endIndex) {
+            var index = range.upperBound
+            func skipSpaces() {
+                while index < body.endIndex, [0x20, 0x09, 0x0a, 0x0d].contains(body[index]) { index += 1 }
+            }
+            skipSpaces()
+            if index < body.endIndex, body[index] == UInt8(ascii: ":") {
+                index += 1
+                skipSpaces()
+                return index < body.endIndex && body[index] == UInt8(ascii: "f")
+            }
+            searchFrom = range.upperBound
+        }
+        return false
     }
 }
 

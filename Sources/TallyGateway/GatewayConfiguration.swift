@@ -1,7 +1,8 @@
 import TallyProtocol
 
-/// Endpoints, timers and limits of the gateway. Every field has a flag and an environment variable
-/// in `tally gateway`.
+/// Endpoints, timers and limits of the gateway. `tally gateway` sets the endpoints, timers and
+/// limits from flags or environment variables; `maximumAttempts` and `knownServices` keep their
+/// defaults there (tests and embedders may change them).
 public struct GatewayConfiguration: Sendable {
     /// Where clients connect (ROUTER): plain JSON and 7/MDP clients alike.
     public var frontendEndpoint: String

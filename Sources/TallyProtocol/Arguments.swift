@@ -26,9 +26,8 @@ public struct Arguments: Sendable {
     /// Rejects keys the command does not define, so a typo (`tip_pct`) is an error, not a silent default.
     public func allowOnly(_ keys: Set<String>) throws(TallyError) {
         if let unknown = values.keys.sorted().first(where: { !keys.contains($0) }) {
-            throw .invalidArgument(
-                "unknown field '\(unknown)'; \(path) accepts \(keys.sorted().joined(separator: ", "))",
-                field: field(unknown))
+            let accepted = keys.isEmpty ? "\(path) takes no fields" : "\(path) accepts \(keys.sorted().joined(separator: ", "))"
+            throw .invalidArgument("unknown field '\(unknown)'; \(accepted)", field: field(unknown))
         }
     }
 

@@ -38,6 +38,16 @@ public struct EnvelopeHead: Sendable, Decodable {
     public static func decode(_ data: Data) throws(TallyError) -> EnvelopeHead {
         try EnvelopeFields.decode(EnvelopeHead.self, from: data)
     }
+
+    /// The request's `id` when the envelope is invalid but its `id` is fine, so the error reply can
+    /// still say which request it answers.
+    public static func recoverID(from data: Data) -> String? {
+        struct IDOnly: Decodable { let id: String? }
+        guard let id = (try? JSONDecoder().decode(IDOnly.self, from: data))?.id,
+            !id.isEmpty, id.utf8.count <= EnvelopeFields.maximumTextLength
+        else { return nil }
+        return id
+    }
 }
 
 /// A coding key for any string, to see every key a client sent.

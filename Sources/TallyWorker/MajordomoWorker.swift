@@ -58,7 +58,6 @@ final class MajordomoWorker {
             if poller.isReadable(socketIndex) {
                 while let frames = try socket.receive(dontWait: true) {
                     liveness = configuration.liveness
-                    reconnectDelay = configuration.initialReconnectDelay
                     if try !handle(frames, handler: handler) { break }
                 }
             } else if clock.now >= heartbeatAt {
@@ -94,6 +93,7 @@ final class MajordomoWorker {
     private func handle(_ frames: [Data], handler: HandlerThread) throws -> Bool {
         switch Majordomo.BrokerMessage(frames: frames) {
         case .request(let client, let body)?:
+            reconnectDelay = configuration.initialReconnectDelay
             if handler.isBusy {
                 // 7/MDP sends one request at a time; a broker that sends more gets told, not ignored.
                 let busy = Reply.failure(id: nil, error: TallyError(.unavailable, "this \(serviceName) worker is busy; retry"))
@@ -102,13 +102,16 @@ final class MajordomoWorker {
                 try handler.submit(client: client, body: body)
             }
         case .heartbeat?:
-            break
+            reconnectDelay = configuration.initialReconnectDelay
         case .disconnect?:
-            logger.info("gateway asked us to reconnect")
+            logger.info("gateway asked us to reconnect", metadata: ["after": "\(reconnectDelay)"])
             if let finished = try handler.finish() {
                 try send(Majordomo.WorkerMessage.reply(client: finished.client, body: [finished.reply]).frames)
             }
             closeSocket()
+            // Back off, so a gateway that keeps refusing us (a reserved service name) is not hammered.
+            if waitForStop(reconnectDelay) { return false }
+            reconnectDelay = min(reconnectDelay * 2, configuration.maximumReconnectDelay)
             try connect()
             return false
         case nil:

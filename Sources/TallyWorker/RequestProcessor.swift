@@ -31,7 +31,7 @@ public struct RequestProcessor: Sendable {
         do {
             envelope = try Envelope.decode(frame)
         } catch {
-            return Reply.failure(id: nil, error: error)
+            return Reply.failure(id: EnvelopeHead.recoverID(from: frame), error: error)
         }
         return process(envelope)
     }

@@ -39,6 +39,10 @@ import Testing
             }
             let echoed = try await send(#"{"id": "e-1", "command": "calc.tip", "args": {}}"#, to: stack)
             #expect(echoed.id == "e-1")
+            // An invalid envelope still says which request it answers when its id is readable.
+            let invalid = try await send(#"{"id": "e-2", "command": "calc"}"#, to: stack)
+            #expect(invalid.id == "e-2")
+            #expect(invalid.error?.field == "command")
         }
     }
 

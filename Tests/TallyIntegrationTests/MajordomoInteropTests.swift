@@ -33,6 +33,24 @@ import Testing
             #expect(try await mmi("calc", "mmi.other") == "501")
             let json = try await stack.client().call("mmi.service", ["service": "calc"])
             #expect(json.result == ["service": "calc", "code": "200"])
+            // A JSON envelope over 7/MDP may name the whole MMI command in the service frame.
+            let framed = try await RawPeer.exchange(
+                [Data(), Data("MDPC01".utf8), Data("mmi.service".utf8), Data(#"{"command":"mmi.service","args":{"service":"calc"}}"#.utf8)],
+                endpoint: stack.frontend, context: stack.context)
+            #expect(try Reply.decode(try #require(framed?.last)).result?["code"] == "200")
+        }
+    }
+
+    @Test func errorRepliesFromAnyWorkerAreCounted() async throws {
+        try await TallyStack.with() { stack in
+            // Spaces around the colon, as a worker in another language may write it.
+            let worker = try await stack.rawWorker("spacey", .reply({ _ in
+                Data(#"{ "ok" : false, "error" : {"code": "not_found", "message": "no such thing"} }"#.utf8)
+            }))
+            let reply = try await stack.client().call("spacey.find")
+            #expect(reply.error?.code == .notFound)
+            #expect(try await stack.serviceStatus("spacey")?["errors"]?.intValue == 1)
+            try await worker.stop()
         }
     }
 

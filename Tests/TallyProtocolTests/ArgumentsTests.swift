@@ -32,6 +32,8 @@ import Testing
         let error = failure { try args.allowOnly(["amount", "tip_percent"]) }
         #expect(error?.field == "args.tip_pct")
         #expect(error?.message.contains("tip_percent") == true)
+        let none = failure { try args.allowOnly([]) }
+        #expect(none?.message.contains("args takes no fields") == true, "\(String(describing: none))")
     }
 
     @Test func integersStayExact() throws {

@@ -88,6 +88,12 @@ import Testing
         }
     }
 
+    @Test func theIdOfAnInvalidEnvelopeIsRecovered() {
+        #expect(EnvelopeHead.recoverID(from: Data(#"{"id":"e-1","command":"calc"}"#.utf8)) == "e-1")
+        #expect(EnvelopeHead.recoverID(from: Data(#"{"id":7,"command":"calc"}"#.utf8)) == nil)
+        #expect(EnvelopeHead.recoverID(from: Data("not json".utf8)) == nil)
+    }
+
     @Test func encodesAndDecodesBack() throws {
         let envelope = Envelope(id: "r", command: "calc.split", args: ["people": 2], deadlineMilliseconds: 10, locale: "ja_JP")
         let decoded = try Envelope.decode(envelope.encoded())
