@@ -18,6 +18,7 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-collections.git", from: "1.6.0"),
         .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift.git", from: "0.2.0"),
+        .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
     ],
     targets: [
         // libzmq, found through pkg-config; Debian/Ubuntu ship it as libzmq3-dev.
@@ -32,6 +33,11 @@ let package = Package(
         .target(name: "TallyProtocol"),
         // Exact money: decimal parsing, minor units per currency, allocation, rounding.
         .target(name: "TallyMoney", dependencies: ["TallyProtocol"]),
+        // One SQLite file per stateful service (GRDB, WAL): migrations, errors, idempotent writes.
+        .target(name: "TallyStorage", dependencies: [
+            "TallyProtocol",
+            .product(name: "GRDB", package: "GRDB.swift"),
+        ]),
         // The worker runtime: an MDP worker per thread that dispatches commands to a service's handlers.
         .target(name: "TallyWorker", dependencies: [
             "ZeroMQ", "TallyProtocol",
@@ -69,6 +75,9 @@ let package = Package(
         ]),
 
         .testTarget(name: "TallyProtocolTests", dependencies: ["TallyProtocol"]),
+        .testTarget(name: "TallyStorageTests", dependencies: [
+            "TallyStorage", "TallyProtocol", .product(name: "GRDB", package: "GRDB.swift"),
+        ]),
         .testTarget(name: "TallyMoneyTests", dependencies: ["TallyMoney", "TallyProtocol", "TallyTesting"]),
         .testTarget(name: "TallyCalcTests", dependencies: ["TallyCalc", "TallyMoney", "TallyProtocol", "TallyTesting"]),
         .testTarget(name: "TallyIntegrationTests", dependencies: ["TallyTesting", "TallyClient", "TallyProtocol", "ZeroMQ"]),
