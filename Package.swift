@@ -46,6 +46,12 @@ let package = Package(
         ]),
         // The calculation service: tip, tip table, bill split, split adjustment.
         .target(name: "TallyCalc", dependencies: ["TallyProtocol", "TallyMoney", "TallyWorker"]),
+        // The currency service: ISO 4217 + CLDR currencies loaded into SQLite, search and lookups.
+        .target(name: "TallyCurrency", dependencies: [
+            "TallyProtocol", "TallyMoney", "TallyStorage", "TallyWorker",
+            .product(name: "GRDB", package: "GRDB.swift"),
+            .product(name: "Logging", package: "swift-log"),
+        ]),
         // The gateway: a Majordomo broker with a JSON front door.
         .target(name: "TallyGateway", dependencies: [
             "ZeroMQ", "TallyProtocol",
@@ -80,6 +86,9 @@ let package = Package(
         ]),
         .testTarget(name: "TallyMoneyTests", dependencies: ["TallyMoney", "TallyProtocol", "TallyTesting"]),
         .testTarget(name: "TallyCalcTests", dependencies: ["TallyCalc", "TallyMoney", "TallyProtocol", "TallyTesting"]),
+        .testTarget(name: "TallyCurrencyTests", dependencies: [
+            "TallyCurrency", "TallyMoney", "TallyProtocol", "TallyStorage", .product(name: "GRDB", package: "GRDB.swift"),
+        ]),
         .testTarget(name: "TallyIntegrationTests", dependencies: ["TallyTesting", "TallyClient", "TallyProtocol", "ZeroMQ"]),
         .testTarget(name: "ContractTests", dependencies: ["TallyProtocol", "TallyTesting"], exclude: ["validate.py"]),
     ]
