@@ -1,0 +1,241 @@
+import Foundation
+import GRDB
+import TallyMoney
+import TallyProtocol
+import TallyStorage
+
+/// Loads a currency data set into `currency.sqlite` so that every process sharing the file sees
+/// the old set or the new one, never part of one, and exactly one process loads at a time.
+///
+/// 1. **Claim** (one write transaction): unless a live claim exists, take a new generation number
+///    and record the claim (owner, pid, host, version, 0 of N loaded, heartbeat). A claim whose
+///    process is known to be dead, or that has not been renewed for `staleAfter`, is taken over;
+///    rows of abandoned loads are deleted here.
+/// 2. **Fill** (one write transaction per chunk of `chunkSize` currencies): check the claim is
+///    still ours, insert the rows tagged with our generation, advance `loaded` and the heartbeat.
+///    Readers meanwhile use the active generation and never see these rows.
+/// 3. **Switch** (one write transaction): check the claim is still ours, make our generation the
+///    active one, clear the claim and delete every other generation's rows.
+///
+/// While a claim is live the others wait (polling) and report its progress; a worker starting up
+/// with the same data finds it active when the claim is released and has nothing to do.
+public struct CurrencyLoader: Sendable {
+    /// Which loads happen.
+    public enum Policy: Sendable {
+        /// At a worker's start: load only if no set is active, or if the active set came from an
+        /// embedded data version other than this one. A set loaded from a file is kept.
+        case unlessCurrent
+        /// `tally currency load`: always load, replacing whatever is active.
+        case replace
+    }
+
+    /// What a call to `load` did.
+    public struct Outcome: Sendable, Equatable {
+        /// False when the data was already active (policy `unlessCurrent`) and nothing was written.
+        public var loaded: Bool
+        public var version: String
+        public var source: CurrencySource
+        public var count: Int
+    }
+
+    public let store: CurrencyStore
+    /// Currencies per write transaction.
+    public var chunkSize = 25
+    /// A pause before each chunk. Only for tests, to make loading observable (`--currency-load-delay-ms`).
+    public var chunkDelay: Duration = .zero
+    /// A claim not renewed for this long is taken over. Each chunk renews it.
+    public var staleAfter: Duration = .seconds(30)
+    /// How often a process waiting for another's load looks again.
+    public var pollInterval: Duration = .milliseconds(100)
+    /// Called with progress while this process waits for another's load, or loads itself.
+    public var onEvent: (@Sendable (Event) -> Void)?
+
+    var identity = LoaderIdentity.current
+    /// Called before each chunk with the number of currencies loaded so far; tests block in it to
+    /// hold a load at a known point.
+    var beforeChunk: (@Sendable (Int) -> Void)?
+
+    public enum Event: Sendable {
+        case waiting(pid: Int32, host: String, loaded: Int, total: Int)
+        case tookOver(pid: Int32, host: String, loaded: Int, total: Int)
+        case started(version: String, total: Int)
+        case switched(version: String, count: Int)
+    }
+
+    public init(store: CurrencyStore) {
+        self.store = store
+    }
+
+    /// Loads `data` as the active set (see `Policy`), waiting for another process's load first if
+    /// one is running. Blocks the calling thread.
+    /// - Parameter waitingAtMost: how long to wait for another process's load before giving up
+    ///   with `unavailable`; nil waits as long as it takes.
+    public func load(
+        _ data: CurrencyData, source: CurrencySource, policy: Policy, waitingAtMost: Duration? = nil
+    ) throws -> Outcome {
+        let deadline = waitingAtMost.map { ContinuousClock.now + $0 }
+        var reportedWait: String?
+        while true {
+            switch try claim(data, source: source, policy: policy) {
+            case .current(let active):
+                return Outcome(loaded: false, version: active.version, source: active.source, count: active.count)
+            case .claimed(let claim):
+                do {
+                    return try fill(claim, with: data, source: source)
+                } catch is ClaimLost where policy == .unlessCurrent {
+                    continue  // another process took the load over; wait for it like any other
+                }
+            case .busy(let other):
+                if let deadline, ContinuousClock.now >= deadline {
+                    throw TallyError(
+                        .unavailable,
+                        "another process (pid \(other.loader.pid) on \(other.loader.host)) is loading currency data, \(other.loaded) of \(other.total) currencies so far; try again when it has finished")
+                }
+                if reportedWait != other.owner {
+                    reportedWait = other.owner
+                    onEvent?(.waiting(pid: other.loader.pid, host: other.loader.host, loaded: other.loaded, total: other.total))
+                }
+                Thread.sleep(forTimeInterval: pollInterval.seconds)
+            }
+        }
+    }
+
+    // MARK: Claim
+
+    enum ClaimResult {
+        case current(LoadState.Active)
+        case claimed(LoadState.Claim)
+        case busy(LoadState.Claim)
+    }
+
+    /// The claim's owner changed under us: our claim went stale and another process took it over.
+    struct ClaimLost: Error, CustomStringConvertible {
+        var description: String {
+            "another process took over this currency load after it went stale; nothing of it was made active"
+        }
+    }
+
+    func claim(_ data: CurrencyData, source: CurrencySource, policy: Policy) throws -> ClaimResult {
+        try store.database.write { db in
+            let state = try LoadState.read(db)
+            if policy == .unlessCurrent, let active = state.active,
+                active.source == .file || active.version == data.version
+            {
+                return .current(active)
+            }
+            let now = LoadState.nowMilliseconds()
+            if let other = state.claim {
+                guard other.isStale(now: now, staleAfter: staleAfter) else { return .busy(other) }
+                onEvent?(.tookOver(pid: other.loader.pid, host: other.loader.host, loaded: other.loaded, total: other.total))
+            }
+            // Whatever abandoned loads left behind goes; the active set stays.
+            for table in CurrencySchema.dataTables {
+                if let active = state.active {
+                    try db.execute(sql: "DELETE FROM \(table) WHERE generation <> ?", arguments: [active.generation])
+                } else {
+                    try db.execute(sql: "DELETE FROM \(table)")
+                }
+            }
+            let claim = LoadState.Claim(
+                generation: state.nextGeneration, owner: UUID().uuidString, loader: identity, version: data.version,
+                source: source, loaded: 0, total: data.currencies.count, heartbeatMilliseconds: now)
+            try db.execute(
+                sql: """
+                    UPDATE load_state SET next_generation = ?, claim_generation = ?, claim_owner = ?, claim_pid = ?,
+                        claim_host = ?, claim_version = ?, claim_source = ?, claim_loaded = 0, claim_total = ?,
+                        claim_heartbeat_ms = ?
+                    WHERE id = 1
+                    """,
+                arguments: [
+                    claim.generation + 1, claim.generation, claim.owner, claim.loader.pid, claim.loader.host,
+                    claim.version, claim.source.rawValue, claim.total, claim.heartbeatMilliseconds,
+                ])
+            return .claimed(claim)
+        }
+    }
+
+    /// Fails with `ClaimLost` unless `claim` is still the load in progress.
+    private func verify(_ claim: LoadState.Claim, _ db: Database) throws {
+        let owner = try String.fetchOne(db, sql: "SELECT claim_owner FROM load_state WHERE id = 1")
+        guard owner == claim.owner else { throw ClaimLost() }
+    }
+
+    // MARK: Fill and switch
+
+    private func fill(_ claim: LoadState.Claim, with data: CurrencyData, source: CurrencySource) throws -> Outcome {
+        onEvent?(.started(version: data.version, total: data.currencies.count))
+        let generation = claim.generation
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        func json(_ value: some Encodable) throws -> String { String(decoding: try encoder.encode(value), as: UTF8.self) }
+
+        try store.database.write { db in
+            try verify(claim, db)
+            for (region, names) in data.territories {
+                try db.execute(
+                    sql: "INSERT INTO territory (generation, region, names) VALUES (?, ?, ?)",
+                    arguments: [generation, region, try json(names)])
+            }
+            for (region, code) in data.regionCurrency {
+                try db.execute(
+                    sql: "INSERT INTO region_currency (generation, region, code) VALUES (?, ?, ?)",
+                    arguments: [generation, region, code])
+            }
+        }
+
+        var loaded = 0
+        for start in stride(from: 0, to: data.currencies.count, by: max(1, chunkSize)) {
+            if chunkDelay > .zero { Thread.sleep(forTimeInterval: chunkDelay.seconds) }
+            beforeChunk?(loaded)
+            let chunk = data.currencies[start..<min(start + max(1, chunkSize), data.currencies.count)]
+            try store.database.write { db in
+                try verify(claim, db)
+                for entry in chunk {
+                    try db.execute(
+                        sql: """
+                            INSERT INTO currency (generation, code, numeric, minor_units, iso_minor_units, cldr_minor_units,
+                                cash_rounding, symbol, narrow_symbol, symbols, names, iso_name, countries, retired)
+                            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                            """,
+                        arguments: [
+                            generation, entry.code, entry.numeric, entry.minorUnits, entry.isoMinorUnits,
+                            entry.cldrMinorUnits, entry.cashRounding, entry.symbol, entry.narrowSymbol,
+                            try json(entry.symbols), try json(entry.names), entry.isoName, try json(entry.countries),
+                            entry.retired,
+                        ])
+                    for term in SearchTerm.terms(of: entry, territories: data.territories) {
+                        try db.execute(
+                            sql: "INSERT OR IGNORE INTO currency_term (generation, code, kind, language, term) VALUES (?, ?, ?, ?, ?)",
+                            arguments: [generation, entry.code, term.kind.rawValue, term.language, term.text])
+                    }
+                }
+                loaded += chunk.count
+                try db.execute(
+                    sql: "UPDATE load_state SET claim_loaded = ?, claim_heartbeat_ms = ? WHERE id = 1",
+                    arguments: [loaded, LoadState.nowMilliseconds()])
+            }
+        }
+
+        try store.database.write { db in
+            try verify(claim, db)
+            try db.execute(
+                sql: """
+                    UPDATE load_state SET active_generation = ?, active_version = ?, active_source = ?, active_count = ?,
+                        activated_at_ms = ?, claim_generation = NULL, claim_owner = NULL, claim_pid = NULL,
+                        claim_host = NULL, claim_version = NULL, claim_source = NULL, claim_loaded = NULL,
+                        claim_total = NULL, claim_heartbeat_ms = NULL
+                    WHERE id = 1
+                    """,
+                arguments: [generation, data.version, source.rawValue, data.currencies.count, LoadState.nowMilliseconds()])
+            for table in CurrencySchema.dataTables {
+                try db.execute(sql: "DELETE FROM \(table) WHERE generation <> ?", arguments: [generation])
+            }
+        }
+        onEvent?(.switched(version: data.version, count: data.currencies.count))
+        return Outcome(loaded: true, version: data.version, source: source, count: data.currencies.count)
+    }
+}
+
+extension Duration {
+    var seconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
+}

@@ -1,0 +1,131 @@
+/// A country that uses a currency: its region code and its name in the request's language.
+public struct CountryName: Encodable, Sendable, Equatable {
+    public let code: String
+    public let name: String
+}
+
+/// A currency as a search lists it, and as `currency.default_for_locale` gives it.
+public struct CurrencySummary: Encodable, Sendable, Equatable {
+    public let code: String
+    /// ISO 4217's three digits (`"978"`); nil (JSON null) for a retired currency.
+    public let numeric: String?
+    /// The name in the request's language, English when the data has none in it.
+    public let name: String
+    public let symbol: String
+    public let minorUnits: Int
+    public let countries: [CountryName]
+    public let retired: Bool
+
+    enum CodingKeys: String, CodingKey {
+        case code, numeric, name, symbol, countries, retired
+        case minorUnits = "minor_units"
+    }
+
+    public func encode(to encoder: Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(code, forKey: .code)
+        try container.encode(numeric, forKey: .numeric)  // null, not absent, for a retired currency
+        try container.encode(name, forKey: .name)
+        try container.encode(symbol, forKey: .symbol)
+        try container.encode(minorUnits, forKey: .minorUnits)
+        try container.encode(countries, forKey: .countries)
+        try container.encode(retired, forKey: .retired)
+    }
+}
+
+/// Everything the data holds about one currency: `currency.get`.
+public struct CurrencyDetail: Encodable, Sendable, Equatable {
+    public let summary: CurrencySummary
+    public let narrowSymbol: String
+    public let symbols: [String]
+    /// Every name, by language (`en` always; `ja`, `zh` when the data has them).
+    public let names: [String: String]
+    public let isoName: String?
+    public let isoMinorUnits: Int?
+    public let cldrMinorUnits: Int?
+    /// The smallest cash amount when coarser than the minor unit (`"0.05"` for CHF), or nil.
+    public let cashRounding: String?
+
+    enum CodingKeys: String, CodingKey {
+        case symbols, names
+        case narrowSymbol = "narrow_symbol"
+        case isoName = "iso_name"
+        case isoMinorUnits = "iso_minor_units"
+        case cldrMinorUnits = "cldr_minor_units"
+        case cashRounding = "cash_rounding"
+    }
+
+    public func encode(to encoder: Encoder) throws {
+        try summary.encode(to: encoder)
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(narrowSymbol, forKey: .narrowSymbol)
+        try container.encode(symbols, forKey: .symbols)
+        try container.encode(names, forKey: .names)
+        try container.encode(isoName, forKey: .isoName)
+        try container.encode(isoMinorUnits, forKey: .isoMinorUnits)
+        try container.encode(cldrMinorUnits, forKey: .cldrMinorUnits)
+        try container.encode(cashRounding, forKey: .cashRounding)
+    }
+}
+
+/// One page of `currency.search`.
+public struct SearchPage: Encodable, Sendable, Equatable {
+    public let currencies: [CurrencySummary]
+    /// How many currencies match in all, over every page.
+    public let total: Int
+    /// Pass as `cursor` for the next page; absent on the last page.
+    public let nextCursor: String?
+
+    enum CodingKeys: String, CodingKey {
+        case currencies, total
+        case nextCursor = "next_cursor"
+    }
+}
+
+/// `currency.default_for_locale`.
+public struct LocaleDefault: Encodable, Sendable, Equatable {
+    public let locale: String
+    public let region: String
+    public let currency: CurrencySummary
+}
+
+/// `currency.status`: whether the data is ready, or how far its loading has got.
+public struct CurrencyStatus: Encodable, Sendable, Equatable {
+    public enum State: String, Encodable, Sendable {
+        /// No data set is active yet: searches are `unavailable`.
+        case loading
+        /// A data set is active and answers every query.
+        case ready
+    }
+
+    /// A load in progress.
+    public struct Progress: Encodable, Sendable, Equatable {
+        public let loaded: Int
+        public let total: Int
+        public let dataVersion: String
+        public let source: CurrencySource
+
+        enum CodingKeys: String, CodingKey {
+            case loaded, total, source
+            case dataVersion = "data_version"
+        }
+    }
+
+    public let state: State
+    /// `ready`: how many currencies the active set has, retired ones included.
+    public let count: Int?
+    /// `ready`: the active set's data version.
+    public let dataVersion: String?
+    /// `ready`: where the active set came from.
+    public let source: CurrencySource?
+    /// `loading`: currencies loaded so far, and how many there are.
+    public let loaded: Int?
+    public let total: Int?
+    /// `ready`, while a new set is loading beside the active one.
+    public let reload: Progress?
+
+    enum CodingKeys: String, CodingKey {
+        case state, count, source, loaded, total, reload
+        case dataVersion = "data_version"
+    }
+}
