@@ -1,0 +1,85 @@
+import Foundation
+import Logging
+import TallyMoney
+import TallyProtocol
+import TallyWorker
+
+/// The currency service: ISO 4217 currencies with CLDR's names and symbols, for a currency picker
+/// (search, look up, the default for a locale). Its data lives in `<data-dir>/currency.sqlite`,
+/// shared by every worker process on the host.
+///
+/// A worker starts answering at once: while the data is loading, `currency.status` reports the
+/// progress and the other commands answer `unavailable`. Loading runs on a thread of its own (see
+/// `CurrencyLoader`); of several workers starting together one loads and the others wait for it.
+public struct CurrencyService: ServiceHandler {
+    public let serviceName = "currency"
+    public let commands: CommandTable
+    public let store: CurrencyStore
+
+    /// The service over an opened store, loading nothing: for tests that load by hand.
+    public init(store: CurrencyStore) {
+        self.store = store
+        var commands = CommandTable()
+        commands.register("currency.search") { try SearchCommand.run(store, $0, $1) }
+        commands.register("currency.get") { try GetCommand.run(store, $0, $1) }
+        commands.register("currency.default_for_locale") { try DefaultForLocaleCommand.run(store, $0, $1) }
+        commands.register("currency.status") { try StatusCommand.run(store, $0, $1) }
+        self.commands = commands
+    }
+
+    /// Opens `<dataDirectory>/currency.sqlite` and starts making `data` (the embedded set, unless a
+    /// test says otherwise) the active set in the background, unless it already is or an operator
+    /// has loaded a file.
+    /// - Parameter chunkDelay: a pause before each chunk of the load; only for tests (`--currency-load-delay-ms`).
+    public init(
+        dataDirectory: String, data: @autoclosure @escaping @Sendable () -> CurrencyData = CurrencyData.embedded,
+        chunkDelay: Duration = .zero, logger: Logger = Logger(label: "tally.currency")
+    ) throws {
+        let store = try CurrencyStore(directory: dataDirectory)
+        self.init(store: store)
+        var loader = CurrencyLoader(store: store)
+        loader.chunkDelay = chunkDelay
+        loader.onEvent = { event in
+            switch event {
+            case .waiting(let pid, let host, let loaded, let total):
+                logger.info("waiting for another process to load currency data", metadata: [
+                    "pid": "\(pid)", "host": "\(host)", "loaded": "\(loaded)", "total": "\(total)"])
+            case .tookOver(let pid, let host, let loaded, let total):
+                logger.warning("taking over a currency load that went stale", metadata: [
+                    "pid": "\(pid)", "host": "\(host)", "loaded": "\(loaded)", "total": "\(total)"])
+            case .started(let version, let total):
+                logger.info("loading currency data", metadata: ["version": "\(version)", "total": "\(total)"])
+            case .switched(let version, let count):
+                logger.info("currency data loaded", metadata: ["version": "\(version)", "count": "\(count)"])
+            }
+        }
+        Self.loadInBackground(loader, data: data, logger: logger)
+    }
+
+    /// Loads on a thread of its own until it succeeds, retrying failures (a database busy for
+    /// long, a full disk) with backoff; the worker keeps answering `currency.status` meanwhile.
+    private static func loadInBackground(
+        _ loader: CurrencyLoader, data: @escaping @Sendable () -> CurrencyData, logger: Logger
+    ) {
+        let thread = Thread {
+            var backoff = 1.0
+            while true {
+                do {
+                    let outcome = try loader.load(data(), source: .embedded, policy: .unlessCurrent)
+                    if !outcome.loaded {
+                        logger.info("currency data is ready", metadata: [
+                            "version": "\(outcome.version)", "source": "\(outcome.source.rawValue)", "count": "\(outcome.count)"])
+                    }
+                    return
+                } catch {
+                    logger.error("loading currency data failed; retrying", metadata: [
+                        "error": "\(error)", "retry_in_s": "\(backoff)"])
+                    Thread.sleep(forTimeInterval: backoff)
+                    backoff = min(backoff * 2, 30)
+                }
+            }
+        }
+        thread.name = "currency-loader"
+        thread.start()
+    }
+}

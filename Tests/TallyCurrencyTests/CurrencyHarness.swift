@@ -1,0 +1,85 @@
+import Foundation
+import TallyMoney
+import TallyProtocol
+@testable import TallyCurrency
+import Testing
+
+/// A fresh data directory in the temporary directory.
+func temporaryDataDirectory() throws -> String {
+    let url = FileManager.default.temporaryDirectory.appendingPathComponent("tally-currency-\(UUID().uuidString.prefix(8))")
+    try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    return url.path
+}
+
+/// A currency database in a temporary directory, with the embedded data loaded unless told otherwise.
+func makeStore(loading data: CurrencyData? = CurrencyData.embedded, source: CurrencySource = .embedded) throws -> CurrencyStore {
+    let store = try CurrencyStore(directory: try temporaryDataDirectory())
+    if let data { _ = try CurrencyLoader(store: store).load(data, source: source, policy: .replace) }
+    return store
+}
+
+/// Runs a currency command as a worker would and returns the result as a client decodes it.
+func run(_ store: CurrencyStore, _ command: String, _ args: JSONValue = [:], locale: String? = nil) throws -> JSONValue {
+    let handler = try #require(CurrencyService(store: store).commands.handler(for: command))
+    let result = try handler(Arguments(args), RequestContext(command: command, locale: locale))
+    return try JSONDecoder().decode(JSONValue.self, from: JSONEncoder.tally.encode(result))
+}
+
+/// The error a currency command answers with, or nil if it succeeds.
+func runError(_ store: CurrencyStore, _ command: String, _ args: JSONValue = [:], locale: String? = nil) -> TallyError? {
+    do {
+        _ = try run(store, command, args, locale: locale)
+        return nil
+    } catch let error as TallyError {
+        return error
+    } catch {
+        Issue.record("\(command) threw a non-Tally error: \(error)")
+        return nil
+    }
+}
+
+/// The codes of a search result, in order.
+func codes(_ result: JSONValue) -> [String] {
+    (result["currencies"]?.arrayValue ?? []).compactMap { $0["code"]?.stringValue }
+}
+
+/// A small data set for tests that need to know every currency.
+func sampleData(
+    version: String = "test-1", currencies: [CurrencyData.Entry],
+    territories: [String: [String: String]] = [:], regionCurrency: [String: String] = [:]
+) -> CurrencyData {
+    CurrencyData(
+        version: version, generated: "2026-01-01", licence: "test data", currencies: currencies,
+        territories: territories, regionCurrency: regionCurrency)
+}
+
+func entry(
+    _ code: String, name: String, symbol: String? = nil, symbols: [String] = [], countries: [String] = [],
+    names: [String: String] = [:], retired: Bool = false
+) -> CurrencyData.Entry {
+    CurrencyData.Entry(
+        code: code, numeric: retired ? nil : "999", minorUnits: 2, isoMinorUnits: retired ? nil : 2, cldrMinorUnits: 2,
+        cashRounding: nil, symbol: symbol ?? code, narrowSymbol: symbol ?? code, symbols: symbols,
+        names: names.merging(["en": name]) { current, _ in current }, isoName: nil, countries: countries,
+        retired: retired)
+}
+
+/// The embedded data with every English currency name suffixed: tells a reload's rows from the old ones.
+func renamedEmbeddedData(version: String, suffix: String) -> CurrencyData {
+    var data = CurrencyData.embedded
+    data.version = version
+    data.currencies = data.currencies.map { entry in
+        var entry = entry
+        entry.names["en"] = (entry.names["en"] ?? entry.code) + suffix
+        return entry
+    }
+    return data
+}
+
+/// Thread-safe list for observations from other threads.
+final class Observations<T: Sendable>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var storage: [T] = []
+    func append(_ item: T) { lock.withLock { storage.append(item) } }
+    var items: [T] { lock.withLock { storage } }
+}

@@ -1,0 +1,246 @@
+import Foundation
+import GRDB
+import TallyMoney
+import TallyProtocol
+@testable import TallyCurrency
+import Testing
+
+@Suite struct LoadingTests {
+    @Test func aFreshDatabaseIsLoadingUntilTheFirstLoadThenReady() throws {
+        let store = try makeStore(loading: nil)
+        #expect(try store.status() == CurrencyStatus(
+            state: .loading, count: nil, dataVersion: nil, source: nil, loaded: 0, total: 0, reload: nil))
+        let unavailable = runError(store, "currency.search", ["query": "yen"])
+        #expect(unavailable?.code == .unavailable)
+        #expect(unavailable?.message == "the currency data is not loaded yet; retry shortly")
+
+        let outcome = try CurrencyLoader(store: store).load(.embedded, source: .embedded, policy: .unlessCurrent)
+        #expect(outcome.loaded)
+        #expect(outcome.count == CurrencyData.embedded.currencies.count)
+        let status = try run(store, "currency.status")
+        #expect(status == [
+            "state": "ready", "count": .integer(Int64(CurrencyData.embedded.currencies.count)),
+            "data_version": .string(CurrencyData.embedded.version), "source": "embedded",
+        ])
+        // Starting again (another worker, a restart) finds the data current and loads nothing.
+        let again = try CurrencyLoader(store: store).load(.embedded, source: .embedded, policy: .unlessCurrent)
+        #expect(!again.loaded)
+        #expect(try rowGenerations(store) == [1])
+    }
+
+    @Test func progressIsVisibleWhileLoadingAndSearchesSayItIsLoading() async throws {
+        let store = try makeStore(loading: nil)
+        var loader = CurrencyLoader(store: store)
+        let gate = Gate(at: 50)
+        loader.beforeChunk = gate.hook
+        let finished = Observations<Bool>()
+        let thread = Thread { [loader] in
+            finished.append((try? loader.load(.embedded, source: .embedded, policy: .unlessCurrent)) != nil)
+        }
+        thread.start()
+
+        let total = CurrencyData.embedded.currencies.count
+        try await waitUntil("the load holds after 50 currencies") { gate.isReached }
+        #expect(try run(store, "currency.status") == ["state": "loading", "loaded": 50, "total": .integer(Int64(total))])
+        let error = try #require(runError(store, "currency.search", ["query": "yen"]))
+        #expect(error.code == .unavailable)
+        #expect(error.message == "the currency data is still loading (50 of \(total) currencies); retry shortly")
+        #expect(runError(store, "currency.get", ["code": "EUR"])?.code == .unavailable)
+        #expect(runError(store, "currency.default_for_locale", ["locale": "de_CH"])?.code == .unavailable)
+
+        gate.open()
+        try await waitUntil("the loader returned") { !finished.items.isEmpty }
+        #expect(finished.items == [true])
+        #expect(try store.status().state == .ready)
+        #expect(codes(try run(store, "currency.search", ["query": "yen"])).first == "JPY")
+    }
+
+    /// Two stores on one file are two connections, as two worker processes are.
+    @Test func ofTwoLoadersStartingTogetherExactlyOneLoads() async throws {
+        let directory = try temporaryDataDirectory()
+        let outcomes = Observations<CurrencyLoader.Outcome>()
+        let waited = Observations<Int>()
+        let threads = try (0..<2).map { index in
+            var loader = CurrencyLoader(store: try CurrencyStore(directory: directory))
+            loader.chunkDelay = .milliseconds(10)
+            loader.pollInterval = .milliseconds(10)
+            loader.onEvent = { if case .waiting = $0 { waited.append(index) } }
+            return Thread { [loader] in
+                do { outcomes.append(try loader.load(.embedded, source: .embedded, policy: .unlessCurrent)) } catch {
+                    Issue.record("load failed: \(error)")
+                }
+            }
+        }
+        threads.forEach { $0.start() }
+        try await waitUntil("both loaders returned", timeout: .seconds(30)) { outcomes.items.count == 2 }
+        #expect(outcomes.items.filter(\.loaded).count == 1)
+        #expect(waited.items.count == 1, "the other one waited for it")
+        let store = try CurrencyStore(directory: directory)
+        #expect(try store.status().state == .ready)
+        #expect(try rowGenerations(store) == [1])
+    }
+
+    @Test func aClaimOfADeadProcessIsTakenOverAtOnce() throws {
+        let store = try makeStore(loading: nil)
+        let dead = try deadProcessID()
+        try fakeClaim(store, generation: 7, pid: dead, heartbeatAgo: .zero, partialRows: 30)
+
+        let takeovers = Observations<Int32>()
+        var loader = CurrencyLoader(store: store)
+        loader.onEvent = { if case .tookOver(let pid, _, _, _) = $0 { takeovers.append(pid) } }
+        let outcome = try loader.load(.embedded, source: .embedded, policy: .unlessCurrent, waitingAtMost: .seconds(5))
+        #expect(outcome.loaded)
+        #expect(takeovers.items == [dead])
+        // The dead loader's rows are gone; only the new generation is left.
+        #expect(try rowGenerations(store) == [8])
+        #expect(try store.status().count == CurrencyData.embedded.currencies.count)
+    }
+
+    @Test func aClaimNotRenewedForTooLongIsTakenOverAndALiveOneIsWaitedFor() throws {
+        let store = try makeStore(loading: nil)
+        // A live process (this one) that stopped renewing its claim a minute ago.
+        try fakeClaim(store, generation: 3, pid: getpid(), heartbeatAgo: .seconds(60), partialRows: 5)
+        var loader = CurrencyLoader(store: store)
+        loader.staleAfter = .seconds(30)
+        #expect(try loader.load(.embedded, source: .embedded, policy: .unlessCurrent, waitingAtMost: .seconds(5)).loaded)
+
+        // A live claim, renewed just now, is waited for; past the wait, the answer says why.
+        let other = try makeStore(loading: nil)
+        try fakeClaim(other, generation: 3, pid: getpid(), heartbeatAgo: .zero, partialRows: 5)
+        var impatient = CurrencyLoader(store: other)
+        impatient.pollInterval = .milliseconds(20)
+        #expect {
+            try impatient.load(.embedded, source: .embedded, policy: .replace, waitingAtMost: .milliseconds(200))
+        } throws: { error in
+            guard let error = error as? TallyError else { return false }
+            return error.code == .unavailable && error.message.contains("is loading currency data, 5 of 280 currencies so far")
+        }
+        #expect(try other.status().state == .loading)
+    }
+
+    /// A loader that was slow enough to be taken for dead finds its claim gone at its next chunk
+    /// and stops; the set that becomes active is whole.
+    @Test func aLoaderWhoseClaimWasTakenOverStops() async throws {
+        let directory = try temporaryDataDirectory()
+        var slow = CurrencyLoader(store: try CurrencyStore(directory: directory))
+        let gate = Gate(at: 50)
+        slow.beforeChunk = gate.hook
+        let slowResult = Observations<String>()
+        let thread = Thread { [slow] in
+            do {
+                _ = try slow.load(renamedEmbeddedData(version: "slow", suffix: " (slow)"), source: .file, policy: .replace)
+                slowResult.append("loaded")
+            } catch {
+                slowResult.append("\(error)")
+            }
+        }
+        thread.start()
+        try await waitUntil("the slow load holds after 50 currencies") { gate.isReached }
+
+        let store = try CurrencyStore(directory: directory)
+        var hasty = CurrencyLoader(store: store)
+        hasty.staleAfter = .milliseconds(1)
+        try await Task.sleep(for: .milliseconds(5))
+        let outcome = try hasty.load(.embedded, source: .embedded, policy: .replace, waitingAtMost: .seconds(5))
+        #expect(outcome.loaded)
+        gate.open()
+        try await waitUntil("the slow loader gave up") { !slowResult.items.isEmpty }
+        #expect(slowResult.items == ["another process took over this currency load after it went stale; nothing of it was made active"])
+        let status = try store.status()
+        #expect(status.dataVersion == CurrencyData.embedded.version)
+        #expect(status.reload == nil)
+        #expect(try run(store, "currency.get", ["code": "EUR"])["name"] == "Euro")
+        #expect(try rowGenerations(store).count == 1)
+    }
+
+    @Test func aWorkerKeepsAFileAnOperatorLoadedButFollowsNewEmbeddedData() throws {
+        let store = try makeStore(loading: renamedEmbeddedData(version: "operator", suffix: " (op)"), source: .file)
+        let kept = try CurrencyLoader(store: store).load(.embedded, source: .embedded, policy: .unlessCurrent)
+        #expect(!kept.loaded)
+        #expect(try store.status().dataVersion == "operator")
+
+        // A set from an older binary's embedded data is replaced by this binary's.
+        let old = try makeStore(loading: renamedEmbeddedData(version: "older", suffix: ""), source: .embedded)
+        let replaced = try CurrencyLoader(store: old).load(.embedded, source: .embedded, policy: .unlessCurrent)
+        #expect(replaced.loaded)
+        #expect(try old.status().dataVersion == CurrencyData.embedded.version)
+    }
+
+    // MARK: Helpers
+
+    /// The generations that have rows in any data table.
+    private func rowGenerations(_ store: CurrencyStore) throws -> Set<Int64> {
+        try store.database.read { db in
+            var generations = Set<Int64>()
+            for table in CurrencySchema.dataTables {
+                generations.formUnion(try Int64.fetchAll(db, sql: "SELECT DISTINCT generation FROM \(table)"))
+            }
+            return generations
+        }
+    }
+
+    /// Pretends another process claimed a load and wrote part of it.
+    private func fakeClaim(_ store: CurrencyStore, generation: Int64, pid: Int32, heartbeatAgo: Duration, partialRows: Int) throws {
+        try store.database.write { db in
+            try db.execute(
+                sql: """
+                    UPDATE load_state SET next_generation = ?, claim_generation = ?, claim_owner = 'someone-else',
+                        claim_pid = ?, claim_host = ?, claim_version = 'theirs', claim_source = 'embedded',
+                        claim_loaded = ?, claim_total = 280, claim_heartbeat_ms = ?
+                    """,
+                arguments: [generation + 1, generation, pid, LoaderIdentity.current.host, partialRows,
+                            LoadState.nowMilliseconds() - heartbeatAgo.wholeMilliseconds])
+            for index in 0..<partialRows {
+                try db.execute(
+                    sql: """
+                        INSERT INTO currency (generation, code, minor_units, symbol, narrow_symbol, symbols, names, countries, retired)
+                        VALUES (?, ?, 2, 'x', 'x', '[]', '{"en":"Partial"}', '[]', 0)
+                        """,
+                    arguments: [generation, String(format: "Q%02d", index)])
+            }
+        }
+    }
+
+    /// The pid of a process that has exited and been reaped.
+    private func deadProcessID() throws -> Int32 {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/true")
+        try process.run()
+        process.waitUntilExit()
+        return process.processIdentifier
+    }
+}
+
+/// Polls `condition` every 10 ms until it holds, failing after `timeout`.
+func waitUntil(_ what: String, timeout: Duration = .seconds(20), _ condition: () throws -> Bool) async throws {
+    let deadline = ContinuousClock.now + timeout
+    while !(try condition()) {
+        guard ContinuousClock.now < deadline else {
+            Issue.record("timed out waiting until \(what)")
+            throw CancellationError()
+        }
+        try await Task.sleep(for: .milliseconds(10))
+    }
+}
+
+/// Holds a load before the chunk that starts after `at` currencies, until opened.
+final class Gate: @unchecked Sendable {
+    private let at: Int
+    private let lock = NSLock()
+    private var reached = false
+    private let release = DispatchSemaphore(value: 0)
+
+    init(at: Int) { self.at = at }
+
+    var isReached: Bool { lock.withLock { reached } }
+
+    var hook: @Sendable (Int) -> Void {
+        { [self] loaded in
+            guard loaded == at else { return }
+            lock.withLock { reached = true }
+            release.wait()
+        }
+    }
+
+    func open() { release.signal() }
+}
