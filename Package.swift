@@ -65,6 +65,7 @@ let package = Package(
         // The `tally` command line: every subcommand, and the process supervisor behind `tally up`.
         .target(name: "TallyCLI", dependencies: [
             "ZeroMQ", "TallyProtocol", "TallyWorker", "TallyGateway", "TallyCalc", "TallyClient",
+            "TallyCurrency", "TallyMoney",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

@@ -28,6 +28,9 @@ struct WorkerCommand: AsyncParsableCommand {
     @Option(help: .hidden)
     var handlingDelayMs: Int = 0
 
+    @Option(help: .hidden)
+    var currencyLoadDelayMs: Int = 0
+
     @OptionGroup var process: ProcessOptions
 
     func validate() throws {
@@ -39,7 +42,9 @@ struct WorkerCommand: AsyncParsableCommand {
 
     func run() async throws {
         let logger = process.bootstrap(label: "tally.worker.\(service)")
-        guard let handler = try ServiceCatalog.handler(named: service, dataDirectory: dataDir) else {
+        guard let handler = try ServiceCatalog.handler(
+            named: service, dataDirectory: dataDir,
+            options: ServiceOptions(currencyLoadDelay: .milliseconds(currencyLoadDelayMs))) else {
             throw ValidationError("unknown service '\(service)'")
         }
         let configuration = WorkerConfiguration(

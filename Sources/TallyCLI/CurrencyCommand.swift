@@ -1,0 +1,102 @@
+import ArgumentParser
+import Foundation
+import TallyCurrency
+import TallyMoney
+
+/// `tally currency`: the currency service's data, for operators.
+struct CurrencyCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "currency",
+        abstract: "Manage the currency service's data.",
+        subcommands: [Load.self, Export.self])
+
+    struct Load: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Replace the currency data with a JSON file, atomically.",
+            discussion: """
+                The file is checked first (the format of ops/currency-data/currencies.json); a file
+                that does not pass changes nothing. Otherwise its currencies are written beside the
+                active set and then made active in one step: running workers answer from the old set
+                until then and from the new one from their next query on. Workers keep a loaded file
+                across restarts; --embedded goes back to the data built into tally.
+                """)
+
+        @Argument(help: "The currency data file (JSON).")
+        var file: String?
+
+        @Flag(help: "Load the data built into this tally instead of a file.")
+        var embedded = false
+
+        @Option(help: "The data directory the workers use. Env: TALLY_DATA_DIR.")
+        var dataDir: String = EnvironmentDefaults.dataDirectory
+
+        @Option(help: "How long to wait for a load by another process to finish, in seconds.")
+        var waitSeconds: Int = 60
+
+        func validate() throws {
+            guard (file != nil) != embedded else {
+                throw ValidationError("give a file to load, or --embedded for the data built into tally, not both")
+            }
+            guard waitSeconds >= 0 else { throw ValidationError("--wait-seconds must not be negative") }
+        }
+
+        func run() throws {
+            let data: CurrencyData
+            let source: CurrencySource
+            if let file {
+                let bytes: Data
+                do {
+                    bytes = try Data(contentsOf: URL(fileURLWithPath: file))
+                } catch {
+                    throw failure("cannot read \(file): \(error.localizedDescription)")
+                }
+                do {
+                    data = try CurrencyData.decode(bytes)
+                } catch {
+                    throw failure("\(file): \(error.message); nothing was changed")
+                }
+                source = .file
+            } else {
+                data = CurrencyData.embedded
+                source = .embedded
+            }
+            let store: CurrencyStore
+            do {
+                store = try CurrencyStore(directory: dataDir)
+            } catch {
+                throw failure("cannot open the currency database in \(dataDir): \(error)")
+            }
+            var loader = CurrencyLoader(store: store)
+            loader.onEvent = { event in
+                if case .waiting(let pid, let host, let loaded, let total) = event {
+                    FileHandle.standardError.write(Data(
+                        "waiting for pid \(pid) on \(host) to finish loading currency data (\(loaded) of \(total))\n".utf8))
+                }
+            }
+            let outcome: CurrencyLoader.Outcome
+            do {
+                outcome = try loader.load(data, source: source, policy: .replace, waitingAtMost: .seconds(waitSeconds))
+            } catch {
+                throw failure("loading failed, nothing was changed: \(error)")
+            }
+            print("loaded \(outcome.count) currencies (data version \(outcome.version)) into \(store.database.path); running workers answer from them from their next query")
+        }
+
+        private func failure(_ message: String) -> ExitCode {
+            FileHandle.standardError.write(Data("tally currency load: \(message)\n".utf8))
+            return ExitCode(1)
+        }
+    }
+
+    struct Export: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Print the currency data built into tally, as JSON that `tally currency load` reads.")
+
+        func run() throws {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+            FileHandle.standardOutput.write(try encoder.encode(CurrencyData.embedded))
+            FileHandle.standardOutput.write(Data("\n".utf8))
+        }
+    }
+}
