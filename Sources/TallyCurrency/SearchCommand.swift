@@ -10,7 +10,7 @@ enum SearchCommand {
     static func run(_ store: CurrencyStore, _ args: Arguments, _ context: RequestContext) throws -> SearchPage {
         try args.allowOnly(keys)
         let query = try args.optionalString("query") ?? ""
-        guard query.count <= longestQuery else {
+        guard query.unicodeScalars.count <= longestQuery else {
             throw TallyError.invalidArgument("query must be at most \(longestQuery) characters", field: args.field("query"))
         }
         let limit = try args.optionalInteger("limit", in: 1...100) ?? 20
