@@ -11,6 +11,11 @@ extension Arguments {
         let text = try optionalString(key) ?? "auto"
         guard text.lowercased() == "auto" else {
             guard let currency = Currency.lookup(text) else {
+                if let retired = CurrencyData.embedded.entry(text), retired.retired {
+                    throw .invalidArgument(
+                        "\(key) \(retired.code) (\(retired.name)) is a retired currency that ISO 4217 no longer lists; use a current code such as USD, EUR or JPY, or \"auto\"",
+                        field: field(key))
+                }
                 throw .invalidArgument(
                     "\(key) is not a known currency; use an ISO 4217 code such as USD, EUR or JPY, or \"auto\"",
                     field: field(key))

@@ -3,7 +3,8 @@
 public struct Currency: Sendable, Hashable {
     /// The ISO 4217 alphabetic code, upper-case: `USD`.
     public let code: String
-    /// Decimal places of the minor unit per ISO 4217: 2 for USD, 0 for JPY, 3 for BHD.
+    /// Decimal places of the minor unit per ISO 4217: 2 for USD, 0 for JPY, 3 for BHD, 4 for the
+    /// units of account CLF and UYW.
     public let minorUnits: Int
     /// The symbol people write before or after amounts: `$`, `£`, `¥`.
     public let symbol: String
@@ -11,7 +12,7 @@ public struct Currency: Sendable, Hashable {
     public let name: String
 
     public init(code: String, minorUnits: Int, symbol: String, name: String) {
-        precondition((0...3).contains(minorUnits), "ISO 4217 currencies in use have 0 to 3 minor digits")
+        precondition((0...DecimalText.maxScale).contains(minorUnits), "ISO 4217 currencies in use have 0 to 4 minor digits")
         self.code = code
         self.minorUnits = minorUnits
         self.symbol = symbol

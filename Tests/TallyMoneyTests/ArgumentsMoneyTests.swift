@@ -76,6 +76,10 @@ import TallyProtocol
 
         let unknown = error { _ = try Arguments(["currency": "XYZ"]).currency(locale: "en_US") }
         #expect(unknown?.field == "args.currency")
+        #expect(unknown?.message == "currency is not a known currency; use an ISO 4217 code such as USD, EUR or JPY, or \"auto\"")
+        let retired = error { _ = try Arguments(["currency": "dem"]).currency(locale: "en_US") }
+        #expect(retired?.field == "args.currency")
+        #expect(retired?.message.hasPrefix("currency DEM (German Mark) is a retired currency") == true)
         let noLocale = error { _ = try Arguments([:]).currency(locale: nil) }
         #expect(noLocale?.field == "args.currency")
         #expect(noLocale?.message.contains("en_US") == true)
