@@ -46,6 +46,11 @@ let package = Package(
         ]),
         // The calculation service: tip, tip table, bill split, split adjustment.
         .target(name: "TallyCalc", dependencies: ["TallyProtocol", "TallyMoney", "TallyWorker"]),
+        // The accounts service: budget accounts per owner, stored in accounts.sqlite, and its word list.
+        .target(name: "TallyAccounts", dependencies: [
+            "TallyProtocol", "TallyMoney", "TallyStorage", "TallyWorker",
+            .product(name: "GRDB", package: "GRDB.swift"),
+        ]),
         // The gateway: a Majordomo broker with a JSON front door.
         .target(name: "TallyGateway", dependencies: [
             "ZeroMQ", "TallyProtocol",
