@@ -31,7 +31,6 @@ struct AccountRecord: Codable, Equatable, FetchableRecord, MutablePersistableRec
         static let id = Column(CodingKeys.id)
         static let owner = Column(CodingKeys.owner)
         static let nameKey = Column(CodingKeys.nameKey)
-        static let isDefault = Column(CodingKeys.isDefault)
     }
 
     mutating func didInsert(_ inserted: InsertionSuccess) {
@@ -63,14 +62,27 @@ struct AccountRecord: Codable, Equatable, FetchableRecord, MutablePersistableRec
             arguments: [now, owner, id])
     }
 
+    /// The account's currency. Every stored code came from `Currency.lookup`, so this fails only
+    /// if the built-in table lost a currency: not the client's doing (`internal`).
+    func storedCurrency() throws -> Currency {
+        guard let currency = Currency.lookup(currency) else {
+            throw AccountStoreFailure(description: "account \(id ?? 0) has the unknown currency \(currency)")
+        }
+        return currency
+    }
+
     /// The account as clients see it.
-    var result: AccountResult {
-        let currency = Currency.lookup(self.currency)
-        return AccountResult(
-            id: id ?? 0, owner: owner, name: name, currency: self.currency,
-            startingBalance: currency?.format(startingBalance) ?? String(startingBalance),
+    func result() throws -> AccountResult {
+        AccountResult(
+            id: id ?? 0, owner: owner, name: name, currency: currency,
+            startingBalance: try storedCurrency().format(startingBalance),
             isDefault: isDefault, createdAt: Timestamp.rfc3339(createdAt), updatedAt: Timestamp.rfc3339(updatedAt))
     }
+}
+
+/// Stored data the service cannot read: a bug or a hand edit, never the client's doing (`internal`).
+struct AccountStoreFailure: Error, CustomStringConvertible {
+    let description: String
 }
 
 /// An account on the wire.

@@ -38,8 +38,11 @@ struct AccountName: Equatable {
         let text = raw.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !text.isEmpty else { return nil }
         let field = args.field("name")
-        guard text.count <= longest, text.utf8.count <= longestBytes else {
+        guard text.count <= longest else {
             throw .invalidArgument("name must be at most \(longest) characters; this one has \(text.count)", field: field)
+        }
+        guard text.utf8.count <= longestBytes else {
+            throw .invalidArgument("name must be at most \(longestBytes) bytes of UTF-8; this one has \(text.utf8.count)", field: field)
         }
         guard !text.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
             throw .invalidArgument("name must not contain control characters such as tabs or line breaks", field: field)

@@ -26,7 +26,7 @@ enum CreateCommand {
                 id: nil, owner: owner, name: name.text, nameKey: name.key, currency: currency.code,
                 startingBalance: balance, isDefault: isDefault, createdAt: now, updatedAt: now)
             try account.insert(db)
-            return account.result
+            return try account.result()
         }
     }
 }

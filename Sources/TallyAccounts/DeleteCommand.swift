@@ -10,7 +10,7 @@ enum DeleteCommand {
         return try store.mutate(args, context, owner: owner) { db in
             let account = try AccountRecord.find(db, owner: owner, id: id)
             _ = try account.delete(db)
-            return account.result
+            return try account.result()
         }
     }
 }

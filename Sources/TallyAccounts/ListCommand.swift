@@ -23,7 +23,7 @@ enum ListCommand {
         }
         let page = rows.prefix(limit)
         return AccountPage(
-            accounts: page.map(\.result),
+            accounts: try page.map { try $0.result() },
             nextCursor: rows.count > limit ? page.last?.id.map(ListCursor.make) : nil)
     }
 }

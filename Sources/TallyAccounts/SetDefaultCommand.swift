@@ -15,7 +15,7 @@ enum SetDefaultCommand {
                 account.updatedAt = now
                 try account.update(db)
             }
-            return account.result
+            return try account.result()
         }
     }
 }

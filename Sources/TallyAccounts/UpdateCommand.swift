@@ -40,11 +40,11 @@ enum UpdateCommand {
                 account.name = name.text
                 account.nameKey = name.key
             }
-            let currency = try newCurrency ?? storedCurrency(of: account)
+            let currency = try newCurrency ?? account.storedCurrency()
             if let balanceText {
                 account.startingBalance = try StartingBalance.parse(balanceText, in: currency, field: args.field("starting_balance"))
             } else if currency.code != account.currency {
-                account.startingBalance = try rescale(account.startingBalance, from: storedCurrency(of: account), to: currency)
+                account.startingBalance = try rescale(account.startingBalance, from: account.storedCurrency(), to: currency)
             }
             account.currency = currency.code
             if let isDefault {
@@ -55,16 +55,8 @@ enum UpdateCommand {
                 account.updatedAt = now
                 try account.update(db)
             }
-            return account.result
+            return try account.result()
         }
-    }
-
-    /// The account's currency; every stored code came from `Currency.lookup`.
-    private static func storedCurrency(of account: AccountRecord) throws -> Currency {
-        guard let currency = Currency.lookup(account.currency) else {
-            throw AccountStoreFailure(description: "account \(account.id ?? 0) has the unknown currency \(account.currency)")
-        }
-        return currency
     }
 
     /// The balance kept as the same decimal number in the new currency: no exchange rate applies.
@@ -81,9 +73,4 @@ enum UpdateCommand {
             "the starting balance \(written) does not fit in \(new.code): \(new.code) balances run from \(new.format(-StartingBalance.largestMinor)) to \(new.format(StartingBalance.largestMinor)); send a smaller starting_balance with the new currency",
             field: "args.currency")
     }
-}
-
-/// Stored data the service cannot read: a bug or a hand edit, never the client's doing (`internal`).
-struct AccountStoreFailure: Error, CustomStringConvertible {
-    let description: String
 }

@@ -17,14 +17,6 @@ enum WordList {
     /// The key of the message for an empty account name or starting balance.
     static let nameOrBalanceEmpty = "ERRORLABEL_NAME_CURRENCY_NOT_EMPTY"
 
-    /// Every key, in the seed document's order.
-    static let keys = [
-        "MENULABEL_ADD_ACCOUNT", "BUTTON_DONE", "LABEL_NAME", "TEXTFIELD_NAME_PLACEHOLDER", "LABEL_CURRENCY",
-        "LABEL_STARTING_BALANCE", "TEXTFIELD_STARTING_BALANCE_PLACEHOLDER", "LABEL_IS_DEFAULT_ACCOUNT",
-        "LABEL_IS_DEFAULT_ACCOUNT_DESCRIPTION", "ERRORLABEL_ERROR_TITLE", nameOrBalanceEmpty,
-        "MENULABEL_CURRENCY_PICKER", "LABEL_LOADING",
-    ]
-
     /// The texts the `localized-strings-v1` migration seeds. That migration has shipped with this
     /// data: change a text with a new migration that updates its row, not here.
     static let seed: [Language: [String: String]] = [
