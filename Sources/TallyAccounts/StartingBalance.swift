@@ -2,7 +2,8 @@ import TallyMoney
 import TallyProtocol
 
 /// An account's starting balance: a signed decimal as typed into a field of at most 22
-/// characters (room for the 10²⁰ banknotes of hyperinflation), held as `Int64` minor units.
+/// characters, held as `Int64` minor units. (The seed sized the field for the 10²⁰ banknotes of
+/// hyperinflation; 64 bits hold about 9.2 × 10¹⁸ minor units, and larger values are refused.)
 ///
 /// `DecimalText` reads the unsigned, 12-digit amounts of a bill; a balance may be negative (a
 /// debt) and much larger, so it has its own reader with the same spirit: exact, no rounding, no
