@@ -1,3 +1,4 @@
+import TallyAccounts
 import TallyCalc
 import TallyWorker
 
@@ -6,10 +7,11 @@ enum ServiceCatalog {
     static func handler(named name: String, dataDirectory: String) throws -> (any ServiceHandler)? {
         switch name {
         case "calc": CalcService()
+        case "accounts": try AccountsService(dataDirectory: dataDirectory)
         default: nil
         }
     }
 
     /// Every service `tally up` starts one worker of.
-    static let all = ["calc"]
+    static let all = ["calc", "accounts"]
 }

@@ -4,7 +4,7 @@ import TallyTesting
 import Testing
 
 /// The wire contract — docs/protocol.md and schemas/ — checked against itself, against
-/// TallyProtocol, and against a running gateway with a calc worker.
+/// TallyProtocol, and against a running gateway with a worker of each service.
 ///
 /// Schemas are checked by Python's jsonschema (draft 2020-12) through validate.py: `pip install jsonschema`.
 @Suite struct ContractTests {
@@ -168,7 +168,9 @@ import Testing
         }
         let catalog = Set(CommandCatalog.commands.map(\.name))
 
-        let items: [SchemaValidator.Item] = try await TallyStack.with(workers: ["calc": 1]) { stack in
+        // One worker of every service, so every documented command is answered.
+        let workers = Dictionary(uniqueKeysWithValues: CommandCatalog.workerServices.map { ($0, 1) })
+        let items: [SchemaValidator.Item] = try await TallyStack.with(workers: workers) { stack in
             let client = try stack.client(timeout: .seconds(5))
             var items: [SchemaValidator.Item] = []
             for exchange in exchanges {
