@@ -46,6 +46,11 @@ let package = Package(
         ]),
         // The calculation service: tip, tip table, bill split, split adjustment.
         .target(name: "TallyCalc", dependencies: ["TallyProtocol", "TallyMoney", "TallyWorker"]),
+        // The accounts service: budget accounts per owner, stored in accounts.sqlite, and its word list.
+        .target(name: "TallyAccounts", dependencies: [
+            "TallyProtocol", "TallyMoney", "TallyStorage", "TallyWorker",
+            .product(name: "GRDB", package: "GRDB.swift"),
+        ]),
         // The currency service: ISO 4217 + CLDR currencies loaded into SQLite, search and lookups.
         .target(name: "TallyCurrency", dependencies: [
             "TallyProtocol", "TallyMoney", "TallyStorage", "TallyWorker",
@@ -64,7 +69,7 @@ let package = Package(
         .target(name: "TallyClient", dependencies: ["ZeroMQ", "TallyProtocol"]),
         // The `tally` command line: every subcommand, and the process supervisor behind `tally up`.
         .target(name: "TallyCLI", dependencies: [
-            "ZeroMQ", "TallyProtocol", "TallyWorker", "TallyGateway", "TallyCalc", "TallyClient",
+            "ZeroMQ", "TallyProtocol", "TallyWorker", "TallyGateway", "TallyCalc", "TallyAccounts", "TallyClient",
             "TallyCurrency", "TallyMoney",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
@@ -87,6 +92,9 @@ let package = Package(
         ]),
         .testTarget(name: "TallyMoneyTests", dependencies: ["TallyMoney", "TallyProtocol", "TallyTesting"]),
         .testTarget(name: "TallyCalcTests", dependencies: ["TallyCalc", "TallyMoney", "TallyProtocol", "TallyTesting"]),
+        .testTarget(name: "TallyAccountsTests", dependencies: [
+            "TallyAccounts", "TallyMoney", "TallyStorage", "TallyProtocol", .product(name: "GRDB", package: "GRDB.swift"),
+        ]),
         .testTarget(name: "TallyCurrencyTests", dependencies: [
             "TallyCurrency", "TallyMoney", "TallyProtocol", "TallyStorage", .product(name: "GRDB", package: "GRDB.swift"),
         ]),

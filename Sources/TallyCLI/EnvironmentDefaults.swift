@@ -17,6 +17,7 @@ enum EnvironmentDefaults {
     static var liveness: Int { int("TALLY_LIVENESS", 3) }
     static var maximumMessageBytes: Int { int("TALLY_MAX_MESSAGE_BYTES", 256 * 1024) }
     static var defaultDeadlineMilliseconds: Int { int("TALLY_DEFAULT_DEADLINE_MS", 5000) }
+    static var maximumQueueDepth: Int { int("TALLY_MAX_QUEUE_DEPTH", 10_000) }
     static var dataDirectory: String { string("TALLY_DATA_DIR", "./.tally") }
     static var logLevel: String { string("TALLY_LOG_LEVEL", "info") }
     static var concurrency: Int { int("TALLY_WORKER_CONCURRENCY", 1) }

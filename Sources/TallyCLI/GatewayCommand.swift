@@ -21,18 +21,23 @@ struct GatewayCommand: AsyncParsableCommand {
     @Option(help: "Deadline of a request that sets no deadline_ms. Env: TALLY_DEFAULT_DEADLINE_MS.")
     var defaultDeadlineMs: Int = EnvironmentDefaults.defaultDeadlineMilliseconds
 
+    @Option(help: "Requests a service may have waiting for a worker before new ones are refused. Env: TALLY_MAX_QUEUE_DEPTH.")
+    var maxQueueDepth: Int = EnvironmentDefaults.maximumQueueDepth
+
     @OptionGroup var process: ProcessOptions
 
     func validate() throws {
         guard maxMessageBytes >= 1024 else { throw ValidationError("--max-message-bytes must be at least 1024") }
         guard defaultDeadlineMs >= 1 else { throw ValidationError("--default-deadline-ms must be at least 1") }
+        guard maxQueueDepth >= 1 else { throw ValidationError("--max-queue-depth must be at least 1") }
     }
 
     func run() async throws {
         let logger = process.bootstrap(label: "tally.gateway")
         let configuration = GatewayConfiguration(
             frontendEndpoint: frontend, backendEndpoint: backend, heartbeatInterval: heartbeat.interval,
-            liveness: heartbeat.liveness, maximumMessageBytes: maxMessageBytes, defaultDeadline: .milliseconds(defaultDeadlineMs))
+            liveness: heartbeat.liveness, maximumMessageBytes: maxMessageBytes, defaultDeadline: .milliseconds(defaultDeadlineMs),
+            maximumQueueDepth: maxQueueDepth)
         let context = try ZMQContext()
         try await process.runServices([GatewayService(configuration: configuration, context: context, logger: logger)], logger: logger)
     }

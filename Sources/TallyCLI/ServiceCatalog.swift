@@ -1,3 +1,4 @@
+import TallyAccounts
 import TallyCalc
 import TallyCurrency
 import TallyWorker
@@ -9,13 +10,14 @@ enum ServiceCatalog {
     ) throws -> (any ServiceHandler)? {
         switch name {
         case "calc": CalcService()
+        case "accounts": try AccountsService(dataDirectory: dataDirectory)
         case "currency": try CurrencyService(dataDirectory: dataDirectory, chunkDelay: options.currencyLoadDelay)
         default: nil
         }
     }
 
     /// Every service `tally up` starts one worker of.
-    static let all = ["calc", "currency"]
+    static let all = ["calc", "accounts", "currency"]
 }
 
 /// Settings only some services use, from `tally worker`'s flags.

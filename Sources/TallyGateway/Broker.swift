@@ -107,6 +107,13 @@ final class Broker {
                 field: "command")))
             return
         }
+        guard services[service]!.queue.count < configuration.maximumQueueDepth else {
+            reply(to: address, id: head.id, body: Reply.failure(id: head.id, error: TallyError(
+                .resourceExhausted,
+                "\(configuration.maximumQueueDepth) \(service) requests are already waiting for a worker; retry later")))
+            services[service]!.record(error: true)
+            return
+        }
         let now = clock.now
         let timeout = head.deadlineMilliseconds.map { Duration.milliseconds($0) } ?? configuration.defaultDeadline
         let request = PendingRequest(

@@ -1,7 +1,7 @@
 import TallyProtocol
 
 /// Endpoints, timers and limits of the gateway. `tally gateway` sets the endpoints, timers and
-/// limits from flags or environment variables; `maximumAttempts` and `knownServices` keep their
+/// limits from flags or environment variables; `maximumAttempts`, `maximumQueueDepth` and `knownServices` keep their
 /// defaults there (tests and embedders may change them).
 public struct GatewayConfiguration: Sendable {
     /// Where clients connect (ROUTER): plain JSON and 7/MDP clients alike.
@@ -17,6 +17,9 @@ public struct GatewayConfiguration: Sendable {
     public var defaultDeadline: Duration
     /// How many workers in a row may die holding one request before it is given up on.
     public var maximumAttempts: Int
+    /// Requests a service may have waiting for a worker; past it new ones are refused with
+    /// `resource_exhausted` at once, so a flood while workers are down cannot exhaust memory.
+    public var maximumQueueDepth: Int
     /// Services that exist before any worker registers, so requests for them wait for a worker
     /// instead of failing as unknown.
     public var knownServices: Set<String>
@@ -29,6 +32,7 @@ public struct GatewayConfiguration: Sendable {
         maximumMessageBytes: Int = 256 * 1024,
         defaultDeadline: Duration = .seconds(5),
         maximumAttempts: Int = 3,
+        maximumQueueDepth: Int = 10_000,
         knownServices: Set<String> = CommandCatalog.workerServices
     ) {
         self.frontendEndpoint = frontendEndpoint
@@ -38,13 +42,18 @@ public struct GatewayConfiguration: Sendable {
         self.maximumMessageBytes = maximumMessageBytes
         self.defaultDeadline = defaultDeadline
         self.maximumAttempts = maximumAttempts
+        self.maximumQueueDepth = maximumQueueDepth
         self.knownServices = knownServices
     }
 
     /// Silence after which a worker is dead.
     var workerExpiry: Duration { heartbeatInterval * liveness }
 
-    /// Frames larger than this make libzmq drop the connection before the gateway sees them, so a
-    /// huge frame costs no memory; between `maximumMessageBytes` and this, the client gets an answer.
+    /// Client frames larger than this make libzmq drop the connection before the gateway sees them,
+    /// so a huge frame costs no memory; between `maximumMessageBytes` and this, the client gets an answer.
     var hardFrameLimit: Int64 { Int64(max(maximumMessageBytes * 4, 1 << 20)) }
+
+    /// Workers are trusted to answer with what their command returns, which may be larger than any
+    /// request; the cap only guards against a runaway peer.
+    var workerFrameLimit: Int64 { 64 << 20 }
 }

@@ -43,10 +43,9 @@ final class GatewayLoop: BrokerTransport {
         self.logger = logger
         frontend = try ZMQSocket(context: context, type: .router)
         backend = try ZMQSocket(context: context, type: .router)
-        for socket in [frontend, backend] {
-            try socket.setRouterMandatory(true)
-            try socket.setMaxMessageSize(configuration.hardFrameLimit)
-        }
+        for socket in [frontend, backend] { try socket.setRouterMandatory(true) }
+        try frontend.setMaxMessageSize(configuration.hardFrameLimit)
+        try backend.setMaxMessageSize(configuration.workerFrameLimit)
         try frontend.bind(configuration.frontendEndpoint)
         try backend.bind(configuration.backendEndpoint)
         broker = Broker(configuration: configuration, transport: self, logger: logger)

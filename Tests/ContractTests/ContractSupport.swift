@@ -190,6 +190,12 @@ enum VaryingFields {
     static let byCommand: [String: Set<String>] = [
         "system.ping": ["uptime_ms"],
         "system.services": ["uptime_ms", "requests", "errors", "mean_handling_ms"],
+        "accounts.create": ["created_at", "updated_at"],
+        "accounts.list": ["created_at", "updated_at"],
+        "accounts.get": ["created_at", "updated_at"],
+        "accounts.update": ["created_at", "updated_at"],
+        "accounts.delete": ["created_at", "updated_at"],
+        "accounts.set_default": ["created_at", "updated_at"],
     ]
 
     /// `value` without the varying keys of `command`'s result, at any depth.

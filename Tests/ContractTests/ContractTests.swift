@@ -168,7 +168,7 @@ import Testing
         }
         let catalog = Set(CommandCatalog.commands.map(\.name))
 
-        // One worker of every service the catalog names, so every documented request is answered.
+        // One worker of every service, so every documented command is answered.
         let workers = Dictionary(uniqueKeysWithValues: CommandCatalog.workerServices.map { ($0, 1) })
         let items: [SchemaValidator.Item] = try await TallyStack.with(workers: workers) { stack in
             let client = try stack.client(timeout: .seconds(5))

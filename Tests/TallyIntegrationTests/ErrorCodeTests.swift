@@ -69,6 +69,23 @@ import Testing
         }
     }
 
+    @Test func aFullQueueIsResourceExhaustedAtOnce() async throws {
+        var options = TallyStack.Options()
+        options.gatewayArguments = ["--max-queue-depth", "2"]
+        try await TallyStack.with(options) { stack in
+            let client = try stack.client(timeout: .seconds(5))
+            async let first = client.call("calc.tip", ["amount": "1"], deadline: .seconds(2))
+            async let second = client.call("calc.tip", ["amount": "1"], deadline: .seconds(2))
+            try await stack.waitUntil("two requests wait for a calc worker") {
+                (try? await stack.serviceStatus("calc"))?["queued"]?.intValue == 2
+            }
+            let refused = try await client.call("calc.tip", ["amount": "1"])
+            #expect(refused.error?.code == .resourceExhausted, "\(refused)")
+            #expect(try await first.error?.code == .unavailable)
+            #expect(try await second.error?.code == .unavailable)
+        }
+    }
+
     @Test func noLiveWorkerBeforeTheDeadlineIsUnavailable() async throws {
         try await TallyStack.with() { stack in
             let reply = try await stack.client(timeout: .seconds(2)).call(

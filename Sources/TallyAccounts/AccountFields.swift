@@ -1,0 +1,78 @@
+import Foundation
+import TallyProtocol
+
+/// The `owner` every accounts command is scoped to: until authentication arrives, whoever the
+/// caller says it acts for.
+enum Owner {
+    static let longestBytes = 128
+
+    static func read(_ args: Arguments) throws(TallyError) -> String {
+        let owner = try args.string("owner", example: "an owner id such as \"ann\"")
+        guard !owner.isEmpty, owner.utf8.count <= longestBytes else {
+            throw .invalidArgument("owner must be 1 to \(longestBytes) bytes long", field: args.field("owner"))
+        }
+        guard let first = owner.unicodeScalars.first, let last = owner.unicodeScalars.last,
+            !first.properties.isWhitespace, !last.properties.isWhitespace
+        else {
+            throw .invalidArgument("owner must not start or end with whitespace", field: args.field("owner"))
+        }
+        return owner
+    }
+}
+
+/// An account's name as typed, trimmed, with the key duplicates are found by.
+struct AccountName: Equatable {
+    /// User-perceived characters (grapheme clusters): "🇯🇵" and "é" count one each.
+    static let longest = 25
+    /// A bound on storage whatever the characters, far above 25 of any real ones.
+    static let longestBytes = 1024
+
+    let text: String
+    /// NFC, case-folded: "Wallet", " wallet " and "WALLET" share a key.
+    let key: String
+
+    /// Reads a present name; blank is the caller's to report (it has the localized message).
+    /// Returns nil when the name is blank.
+    static func read(_ args: Arguments) throws(TallyError) -> AccountName? {
+        guard let raw = try args.optionalString("name") else { return nil }
+        let text = raw.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !text.isEmpty else { return nil }
+        let field = args.field("name")
+        guard text.count <= longest else {
+            throw .invalidArgument("name must be at most \(longest) characters; this one has \(text.count)", field: field)
+        }
+        guard text.utf8.count <= longestBytes else {
+            throw .invalidArgument("name must be at most \(longestBytes) bytes of UTF-8; this one has \(text.utf8.count)", field: field)
+        }
+        guard !text.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
+            throw .invalidArgument("name must not contain control characters such as tabs or line breaks", field: field)
+        }
+        return AccountName(text: text, key: text.precomposedStringWithCanonicalMapping.folding(options: .caseInsensitive, locale: nil))
+    }
+}
+
+/// Reading `id`, the account a command is about.
+enum AccountID {
+    static func read(_ args: Arguments) throws(TallyError) -> Int64 {
+        guard args.has("id") else {
+            throw .invalidArgument("id is required (the id of one of the owner's accounts, such as 1)", field: args.field("id"))
+        }
+        guard case .integer(let id)? = args.values["id"], id >= 1 else {
+            throw .invalidArgument("id must be an account id: a whole number from 1", field: args.field("id"))
+        }
+        return id
+    }
+}
+
+/// The errors about accounts that depend on what is stored.
+enum AccountErrors {
+    static func notFound(_ id: Int64) -> TallyError {
+        TallyError(.notFound, "the owner has no account \(id)", field: "args.id")
+    }
+
+    static func nameTaken(by existing: AccountRecord) -> TallyError {
+        TallyError(
+            .alreadyExists, "the owner already has an account named \"\(existing.name)\" (id \(existing.id ?? 0)); names are compared ignoring case",
+            field: "args.name")
+    }
+}

@@ -1,0 +1,16 @@
+import TallyProtocol
+
+/// `accounts.delete`: removes one of the owner's accounts and returns it as it was. Deleting the
+/// default account leaves the owner without one; no other account is promoted.
+enum DeleteCommand {
+    static func run(_ args: Arguments, _ context: RequestContext, _ store: AccountStore) throws -> StoredResult {
+        try args.allowOnly(["owner", "id"])
+        let owner = try Owner.read(args)
+        let id = try AccountID.read(args)
+        return try store.mutate(args, context, owner: owner) { db in
+            let account = try AccountRecord.find(db, owner: owner, id: id)
+            _ = try account.delete(db)
+            return try account.result()
+        }
+    }
+}

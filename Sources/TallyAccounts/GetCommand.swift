@@ -1,0 +1,11 @@
+import TallyProtocol
+
+/// `accounts.get`: one of the owner's accounts.
+enum GetCommand {
+    static func run(_ args: Arguments, _ context: RequestContext, _ store: AccountStore) throws -> AccountResult {
+        try args.allowOnly(["owner", "id"])
+        let owner = try Owner.read(args)
+        let id = try AccountID.read(args)
+        return try store.database.read { db in try AccountRecord.find(db, owner: owner, id: id).result() }
+    }
+}

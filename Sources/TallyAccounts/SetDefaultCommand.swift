@@ -1,0 +1,21 @@
+import TallyProtocol
+
+/// `accounts.set_default`: makes one account the owner's default, and no other.
+enum SetDefaultCommand {
+    static func run(_ args: Arguments, _ context: RequestContext, _ store: AccountStore) throws -> StoredResult {
+        try args.allowOnly(["owner", "id"])
+        let owner = try Owner.read(args)
+        let id = try AccountID.read(args)
+        return try store.mutate(args, context, owner: owner) { db in
+            var account = try AccountRecord.find(db, owner: owner, id: id)
+            if !account.isDefault {
+                let now = Timestamp.now()
+                try AccountRecord.clearDefault(db, owner: owner, except: id, at: now)
+                account.isDefault = true
+                account.updatedAt = now
+                try account.update(db)
+            }
+            return try account.result()
+        }
+    }
+}

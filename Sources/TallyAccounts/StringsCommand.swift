@@ -1,0 +1,23 @@
+import GRDB
+import TallyProtocol
+
+/// `accounts.strings`: the word list of the add-account and currency-picker screens in one language.
+enum StringsCommand {
+    static func run(_ args: Arguments, _ context: RequestContext, _ store: AccountStore) throws -> WordListResult {
+        try args.allowOnly(["owner", "locale"])
+        _ = try Owner.read(args)
+        let language = Language(locale: try args.optionalString("locale") ?? context.locale)
+        let strings = try store.database.read { db in
+            try Dictionary(uniqueKeysWithValues: Row.fetchAll(
+                db, sql: "SELECT key, text FROM localized_string WHERE language = ?", arguments: [language.rawValue]
+            ).map { ($0["key"] as String, $0["text"] as String) })
+        }
+        return WordListResult(locale: language.rawValue, strings: strings)
+    }
+}
+
+struct WordListResult: Encodable, Sendable {
+    /// The language used: `en`, `ja` or `zh`.
+    let locale: String
+    let strings: [String: String]
+}

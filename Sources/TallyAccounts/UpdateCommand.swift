@@ -1,0 +1,76 @@
+import TallyMoney
+import TallyProtocol
+
+/// `accounts.update`: changes any of an account's name, currency, starting balance and default
+/// flag, validated as `accounts.create` validates them.
+enum UpdateCommand {
+    static let changeable = ["currency", "is_default", "name", "starting_balance"]
+
+    static func run(_ args: Arguments, _ context: RequestContext, _ store: AccountStore) throws -> StoredResult {
+        try args.allowOnly(Set(changeable + ["owner", "id"]))
+        let owner = try Owner.read(args)
+        let id = try AccountID.read(args)
+        guard changeable.contains(where: args.has) else {
+            throw TallyError.invalidArgument(
+                "accounts.update needs at least one of \(changeable.joined(separator: ", ")) to change", field: "args")
+        }
+        var name: AccountName?
+        if args.has("name") {
+            guard let read = try AccountName.read(args) else {
+                throw try store.emptyNameOrBalance(field: args.field("name"), locale: context.locale)
+            }
+            name = read
+        }
+        var balanceText: String?
+        if args.has("starting_balance") {
+            guard let read = try StartingBalance.text(args) else {
+                throw try store.emptyNameOrBalance(field: args.field("starting_balance"), locale: context.locale)
+            }
+            balanceText = read
+        }
+        let newCurrency = args.has("currency") ? try args.currency(locale: context.locale) : nil
+        let isDefault = try args.optionalBool("is_default")
+
+        return try store.mutate(args, context, owner: owner) { db in
+            var account = try AccountRecord.find(db, owner: owner, id: id)
+            let original = account
+            let now = Timestamp.now()
+            if let name {
+                try AccountRecord.checkNameIsFree(db, owner: owner, name: name, exceptID: id)
+                account.name = name.text
+                account.nameKey = name.key
+            }
+            let currency = try newCurrency ?? account.storedCurrency()
+            if let balanceText {
+                account.startingBalance = try StartingBalance.parse(balanceText, in: currency, field: args.field("starting_balance"))
+            } else if currency.code != account.currency {
+                account.startingBalance = try rescale(account.startingBalance, from: account.storedCurrency(), to: currency)
+            }
+            account.currency = currency.code
+            if let isDefault {
+                if isDefault && !account.isDefault { try AccountRecord.clearDefault(db, owner: owner, except: id, at: now) }
+                account.isDefault = isDefault
+            }
+            if account != original {
+                account.updatedAt = now
+                try account.update(db)
+            }
+            return try account.result()
+        }
+    }
+
+    /// The balance kept as the same decimal number in the new currency: no exchange rate applies.
+    private static func rescale(_ balance: Int64, from old: Currency, to new: Currency) throws(TallyError) -> Int64 {
+        if let rescaled = StartingBalance.rescale(balance, from: old, to: new) { return rescaled }
+        let written = old.format(balance)
+        if new.minorUnits < old.minorUnits {
+            let places = new.minorUnits == 0 ? "are whole numbers" : "have at most \(new.minorUnits) decimal places"
+            throw .invalidArgument(
+                "the starting balance \(written) cannot be kept in \(new.code): \(new.code) amounts \(places); send a starting_balance in \(new.code) with the new currency",
+                field: "args.currency")
+        }
+        throw .invalidArgument(
+            "the starting balance \(written) does not fit in \(new.code): \(new.code) balances run from \(new.format(-StartingBalance.largestMinor)) to \(new.format(StartingBalance.largestMinor)); send a smaller starting_balance with the new currency",
+            field: "args.currency")
+    }
+}

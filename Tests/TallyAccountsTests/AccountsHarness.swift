@@ -1,0 +1,91 @@
+import Foundation
+import GRDB
+import TallyAccounts
+import TallyProtocol
+import TallyStorage
+import Testing
+
+/// An accounts service on a real SQLite file in a fresh temporary directory, called as a worker
+/// calls it, with results decoded as a client sees them. The directory goes with the harness.
+final class AccountsHarness: Sendable {
+    let directory: String
+    let database: ServiceDatabase
+    let service: AccountsService
+
+    init() throws {
+        directory = FileManager.default.temporaryDirectory
+            .appendingPathComponent("tally-accounts-\(UUID().uuidString.prefix(8))").path
+        database = try AccountsService.openDatabase(directory: directory)
+        service = AccountsService(database: database)
+    }
+
+    deinit {
+        try? FileManager.default.removeItem(atPath: directory)
+    }
+
+    /// Another service on the same file, as a second worker process would open it.
+    func secondService() throws -> AccountsService {
+        try AccountsService(dataDirectory: directory)
+    }
+
+    @discardableResult
+    func call(_ command: String, _ args: JSONValue, locale: String? = nil, key: String? = nil) throws -> JSONValue {
+        try Self.call(service, command, args, locale: locale, key: key)
+    }
+
+    static func call(
+        _ service: AccountsService, _ command: String, _ args: JSONValue, locale: String? = nil, key: String? = nil
+    ) throws -> JSONValue {
+        let handler = try #require(service.commands.handler(for: command), "no handler for \(command)")
+        let result = try handler(Arguments(args), RequestContext(command: command, locale: locale, idempotencyKey: key))
+        return try JSONDecoder().decode(JSONValue.self, from: JSONEncoder.tally.encode(result))
+    }
+
+    /// The error `command` refuses `args` with, or nil (and a recorded issue) if it succeeds.
+    func error(_ command: String, _ args: JSONValue, locale: String? = nil, key: String? = nil) -> TallyError? {
+        do {
+            let result = try call(command, args, locale: locale, key: key)
+            Issue.record("\(command) \(args) succeeded: \(result)")
+            return nil
+        } catch let error as TallyError {
+            return error
+        } catch {
+            Issue.record("\(command) threw a non-Tally error: \(error)")
+            return nil
+        }
+    }
+
+    /// Creates an account for `owner` (USD, balance 0 unless given) and returns it.
+    @discardableResult
+    func create(
+        _ name: String, owner: String = "ann", balance: String = "0.00", currency: String = "USD", isDefault: Bool? = nil
+    ) throws -> JSONValue {
+        var args: [String: JSONValue] = ["owner": .string(owner), "name": .string(name), "starting_balance": .string(balance), "currency": .string(currency)]
+        if let isDefault { args["is_default"] = .bool(isDefault) }
+        return try call("accounts.create", .object(args))
+    }
+
+    func count(_ sql: String = "SELECT COUNT(*) FROM account") throws -> Int {
+        try database.read { try Int.fetchOne($0, sql: sql) ?? 0 }
+    }
+
+    /// The owner's accounts, every page.
+    func all(owner: String = "ann") throws -> [JSONValue] {
+        var accounts: [JSONValue] = []
+        var cursor: JSONValue = .null
+        repeat {
+            let page = try call("accounts.list", ["owner": .string(owner), "limit": 100, "cursor": cursor])
+            accounts += page["accounts"]?.arrayValue ?? []
+            cursor = page["next_cursor"] ?? .null
+        } while cursor != .null
+        return accounts
+    }
+
+    func defaults(owner: String = "ann") throws -> [String] {
+        try all(owner: owner).filter { $0["is_default"] == true }.compactMap { $0["name"]?.stringValue }
+    }
+}
+
+extension JSONValue {
+    var id: JSONValue { self["id"] ?? .null }
+}
