@@ -84,6 +84,13 @@ public struct CurrencyLoader: Sendable {
                     return try fill(claim, with: data, source: source)
                 } catch is ClaimLost where policy == .unlessCurrent {
                     continue  // another process took the load over; wait for it like any other
+                } catch let lost as ClaimLost {
+                    throw lost
+                } catch {
+                    // Give the claim back at once rather than leave it to go stale (best effort:
+                    // if the database fails again, the claim goes stale and is taken over).
+                    try? release(claim)
+                    throw error
                 }
             case .busy(let other):
                 if let deadline, ContinuousClock.now >= deadline {
@@ -151,6 +158,22 @@ public struct CurrencyLoader: Sendable {
                     claim.version, claim.source.rawValue, claim.total, claim.heartbeatMilliseconds,
                 ])
             return .claimed(claim)
+        }
+    }
+
+    /// Abandons `claim` if it is still ours: clears it and deletes its rows.
+    private func release(_ claim: LoadState.Claim) throws {
+        try store.database.write { db in
+            guard try String.fetchOne(db, sql: "SELECT claim_owner FROM load_state WHERE id = 1") == claim.owner else { return }
+            for table in CurrencySchema.dataTables {
+                try db.execute(sql: "DELETE FROM \(table) WHERE generation = ?", arguments: [claim.generation])
+            }
+            try db.execute(sql: """
+                UPDATE load_state SET claim_generation = NULL, claim_owner = NULL, claim_pid = NULL, claim_host = NULL,
+                    claim_version = NULL, claim_source = NULL, claim_loaded = NULL, claim_total = NULL,
+                    claim_heartbeat_ms = NULL
+                WHERE id = 1
+                """)
         }
     }
 

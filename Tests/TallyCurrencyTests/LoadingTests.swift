@@ -153,6 +153,20 @@ import Testing
         #expect(try rowGenerations(store).count == 1)
     }
 
+    @Test func aLoadThatFailsGivesItsClaimBackAtOnce() throws {
+        let store = try makeStore(loading: nil)
+        var broken = CurrencyData.embedded
+        broken.currencies.append(broken.currencies[0])  // a code twice: the last chunk's insert fails
+        #expect(throws: (any Error).self) {
+            try CurrencyLoader(store: store).load(broken, source: .file, policy: .replace)
+        }
+        #expect(try store.status() == CurrencyStatus(
+            state: .loading, count: nil, dataVersion: nil, source: nil, loaded: 0, total: 0, reload: nil))
+        #expect(try rowGenerations(store).isEmpty, "the chunks it wrote are gone")
+        // The next load need not wait for a stale claim.
+        #expect(try CurrencyLoader(store: store).load(.embedded, source: .embedded, policy: .unlessCurrent, waitingAtMost: .zero).loaded)
+    }
+
     @Test func aWorkerKeepsAFileAnOperatorLoadedButFollowsNewEmbeddedData() throws {
         let store = try makeStore(loading: renamedEmbeddedData(version: "operator", suffix: " (op)"), source: .file)
         let kept = try CurrencyLoader(store: store).load(.embedded, source: .embedded, policy: .unlessCurrent)
