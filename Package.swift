@@ -76,9 +76,9 @@ let package = Package(
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),
         .executableTarget(name: "tally", dependencies: ["TallyCLI"]),
-        // Test support: a real gateway and workers as child processes on private endpoints, and a
-        // seeded generator for property tests.
-        .target(name: "TallyTesting", dependencies: ["ZeroMQ", "TallyProtocol", "TallyClient"]),
+        // Test support: a real gateway and workers as child processes on private endpoints; a
+        // service's commands called in-process, as a worker calls them; a seeded generator.
+        .target(name: "TallyTesting", dependencies: ["ZeroMQ", "TallyProtocol", "TallyClient", "TallyWorker"]),
         // Throughput and latency of a running stack: speed is measured here, never in tests.
         .executableTarget(name: "TallyBenchmark", dependencies: [
             "ZeroMQ", "TallyProtocol", "TallyTesting",
@@ -93,10 +93,12 @@ let package = Package(
         .testTarget(name: "TallyMoneyTests", dependencies: ["TallyMoney", "TallyProtocol", "TallyTesting"]),
         .testTarget(name: "TallyCalcTests", dependencies: ["TallyCalc", "TallyMoney", "TallyProtocol", "TallyTesting"]),
         .testTarget(name: "TallyAccountsTests", dependencies: [
-            "TallyAccounts", "TallyMoney", "TallyStorage", "TallyProtocol", .product(name: "GRDB", package: "GRDB.swift"),
+            "TallyAccounts", "TallyMoney", "TallyStorage", "TallyProtocol", "TallyTesting",
+            .product(name: "GRDB", package: "GRDB.swift"),
         ]),
         .testTarget(name: "TallyCurrencyTests", dependencies: [
-            "TallyCurrency", "TallyMoney", "TallyProtocol", "TallyStorage", .product(name: "GRDB", package: "GRDB.swift"),
+            "TallyCurrency", "TallyMoney", "TallyProtocol", "TallyStorage", "TallyTesting",
+            .product(name: "GRDB", package: "GRDB.swift"),
         ]),
         .testTarget(name: "TallyIntegrationTests", dependencies: ["TallyTesting", "TallyClient", "TallyProtocol", "ZeroMQ"]),
         .testTarget(name: "ContractTests", dependencies: ["TallyProtocol", "TallyTesting"], exclude: ["validate.py"]),

@@ -3,6 +3,7 @@ import GRDB
 import TallyAccounts
 import TallyProtocol
 import TallyStorage
+import TallyTesting
 import Testing
 
 /// An accounts service on a real SQLite file in a fresh temporary directory, called as a worker
@@ -36,23 +37,14 @@ final class AccountsHarness: Sendable {
     static func call(
         _ service: AccountsService, _ command: String, _ args: JSONValue, locale: String? = nil, key: String? = nil
     ) throws -> JSONValue {
-        let handler = try #require(service.commands.handler(for: command), "no handler for \(command)")
-        let result = try handler(Arguments(args), RequestContext(command: command, locale: locale, idempotencyKey: key))
-        return try JSONDecoder().decode(JSONValue.self, from: JSONEncoder.tally.encode(result))
+        try ServiceHarness(service).call(command, args, locale: locale, idempotencyKey: key)
     }
 
     /// The error `command` refuses `args` with, or nil (and a recorded issue) if it succeeds.
     func error(_ command: String, _ args: JSONValue, locale: String? = nil, key: String? = nil) -> TallyError? {
-        do {
-            let result = try call(command, args, locale: locale, key: key)
-            Issue.record("\(command) \(args) succeeded: \(result)")
-            return nil
-        } catch let error as TallyError {
-            return error
-        } catch {
-            Issue.record("\(command) threw a non-Tally error: \(error)")
-            return nil
-        }
+        let error = ServiceHarness(service).error(command, args, locale: locale, idempotencyKey: key)
+        if error == nil { Issue.record("\(command) \(args) succeeded") }
+        return error
     }
 
     /// Creates an account for `owner` (USD, balance 0 unless given) and returns it.

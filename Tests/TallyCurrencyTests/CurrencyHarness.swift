@@ -2,7 +2,7 @@ import Foundation
 import TallyMoney
 import TallyProtocol
 @testable import TallyCurrency
-import Testing
+import TallyTesting
 
 /// A fresh data directory in the temporary directory.
 func temporaryDataDirectory() throws -> String {
@@ -20,22 +20,12 @@ func makeStore(loading data: CurrencyData? = CurrencyData.embedded, source: Curr
 
 /// Runs a currency command as a worker would and returns the result as a client decodes it.
 func run(_ store: CurrencyStore, _ command: String, _ args: JSONValue = [:], locale: String? = nil) throws -> JSONValue {
-    let handler = try #require(CurrencyService(store: store).commands.handler(for: command))
-    let result = try handler(Arguments(args), RequestContext(command: command, locale: locale))
-    return try JSONDecoder().decode(JSONValue.self, from: JSONEncoder.tally.encode(result))
+    try ServiceHarness(CurrencyService(store: store)).call(command, args, locale: locale)
 }
 
 /// The error a currency command answers with, or nil if it succeeds.
 func runError(_ store: CurrencyStore, _ command: String, _ args: JSONValue = [:], locale: String? = nil) -> TallyError? {
-    do {
-        _ = try run(store, command, args, locale: locale)
-        return nil
-    } catch let error as TallyError {
-        return error
-    } catch {
-        Issue.record("\(command) threw a non-Tally error: \(error)")
-        return nil
-    }
+    ServiceHarness(CurrencyService(store: store)).error(command, args, locale: locale)
 }
 
 /// The codes of a search result, in order.

@@ -1,0 +1,42 @@
+import Foundation
+import TallyProtocol
+import TallyWorker
+
+/// Calls a service's commands in-process, as a worker calls them but without sockets, and gives
+/// back results as a client decodes them (real JSON keys and strings): the unit-test counterpart
+/// of `TallyStack`, which runs the same service behind a real gateway.
+public struct ServiceHarness: Sendable {
+    public let service: any ServiceHandler
+
+    public init(_ service: any ServiceHandler) {
+        self.service = service
+    }
+
+    /// The result of `command`, encoded and decoded as on the wire. Throws the command's error.
+    @discardableResult
+    public func call(
+        _ command: String, _ args: JSONValue = [:], locale: String? = nil, idempotencyKey: String? = nil
+    ) throws -> JSONValue {
+        guard let handler = service.commands.handler(for: command) else {
+            throw TallyError(.unimplemented, "\(service.serviceName) has no command \(command)")
+        }
+        let context = RequestContext(command: command, locale: locale, idempotencyKey: idempotencyKey)
+        let result = try handler(Arguments(args), context)
+        return try JSONDecoder().decode(JSONValue.self, from: JSONEncoder.tally.encode(result))
+    }
+
+    /// The error `command` answers `args` with, or nil when it succeeds. An error that is not a
+    /// `TallyError` comes back as `internal`, as a worker would answer it.
+    public func error(
+        _ command: String, _ args: JSONValue = [:], locale: String? = nil, idempotencyKey: String? = nil
+    ) -> TallyError? {
+        do {
+            try call(command, args, locale: locale, idempotencyKey: idempotencyKey)
+            return nil
+        } catch let error as TallyError {
+            return error
+        } catch {
+            return TallyError(.internal, "\(command) threw a non-Tally error: \(error)")
+        }
+    }
+}
