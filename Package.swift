@@ -57,6 +57,12 @@ let package = Package(
             .product(name: "GRDB", package: "GRDB.swift"),
             .product(name: "Logging", package: "swift-log"),
         ]),
+        // The shopping service: templates and shopping lists, prices, totals, shopping memory,
+        // price comparison and auto-removal, stored in shopping.sqlite with its event log.
+        .target(name: "TallyShopping", dependencies: [
+            "TallyProtocol", "TallyMoney", "TallyStorage", "TallyWorker",
+            .product(name: "GRDB", package: "GRDB.swift"),
+        ]),
         // The gateway: a Majordomo broker with a JSON front door.
         .target(name: "TallyGateway", dependencies: [
             "ZeroMQ", "TallyProtocol",
@@ -70,7 +76,7 @@ let package = Package(
         // The `tally` command line: every subcommand, and the process supervisor behind `tally up`.
         .target(name: "TallyCLI", dependencies: [
             "ZeroMQ", "TallyProtocol", "TallyWorker", "TallyGateway", "TallyCalc", "TallyAccounts", "TallyClient",
-            "TallyCurrency", "TallyMoney",
+            "TallyCurrency", "TallyMoney", "TallyShopping",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -98,6 +104,10 @@ let package = Package(
         ]),
         .testTarget(name: "TallyCurrencyTests", dependencies: [
             "TallyCurrency", "TallyMoney", "TallyProtocol", "TallyStorage", "TallyTesting",
+            .product(name: "GRDB", package: "GRDB.swift"),
+        ]),
+        .testTarget(name: "TallyShoppingTests", dependencies: [
+            "TallyShopping", "TallyMoney", "TallyProtocol", "TallyStorage", "TallyTesting",
             .product(name: "GRDB", package: "GRDB.swift"),
         ]),
         .testTarget(name: "TallyIntegrationTests", dependencies: ["TallyTesting", "TallyClient", "TallyProtocol", "ZeroMQ"]),

@@ -1,6 +1,7 @@
 import TallyAccounts
 import TallyCalc
 import TallyCurrency
+import TallyShopping
 import TallyWorker
 
 /// The services a `tally worker` can run, by name. A new service registers here and nowhere else.
@@ -12,12 +13,13 @@ enum ServiceCatalog {
         case "calc": CalcService()
         case "accounts": try AccountsService(dataDirectory: dataDirectory)
         case "currency": try CurrencyService(dataDirectory: dataDirectory, chunkDelay: options.currencyLoadDelay)
+        case "shopping": try ShoppingService(dataDirectory: dataDirectory)
         default: nil
         }
     }
 
     /// Every service `tally up` starts one worker of.
-    static let all = ["calc", "accounts", "currency"]
+    static let all = ["calc", "accounts", "currency", "shopping"]
 }
 
 /// Settings only some services use, from `tally worker`'s flags.

@@ -1,0 +1,19 @@
+import TallyProtocol
+
+/// `shopping.delete_list`: removes a list and its items, and returns the list as it was. Lists
+/// copied from a deleted template keep their items and their `from_template`. Its purchases leave
+/// the price history.
+enum DeleteListCommand {
+    static func run(_ args: Arguments, _ context: RequestContext, _ store: ShoppingStore) throws -> StoredResult {
+        try args.allowOnly(["owner", "list_id"])
+        let owner = try Owner.read(args)
+        let id = try Fields.id(args, "list_id", of: "lists")
+        return try store.mutate(args, context, owner: owner) { db in
+            let list = try ListRecord.find(db, owner: owner, id: id)
+            let summary = try ListSummary.of(db, list)
+            _ = try list.delete(db)
+            try store.record(db, .listDeleted(.init(owner: owner, listID: id, kind: list.kind, name: list.name)), subject: list.subject)
+            return summary
+        }
+    }
+}

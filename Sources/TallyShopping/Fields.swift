@@ -1,0 +1,166 @@
+import Foundation
+import TallyProtocol
+
+/// The `owner` every shopping command is scoped to: until authentication arrives, whoever the
+/// caller says it acts for.
+enum Owner {
+    static let longestBytes = 128
+
+    static func read(_ args: Arguments) throws(TallyError) -> String {
+        let owner = try args.string("owner", example: "an owner id such as \"ann\"")
+        guard !owner.isEmpty, owner.utf8.count <= longestBytes else {
+            throw .invalidArgument("owner must be 1 to \(longestBytes) bytes long", field: args.field("owner"))
+        }
+        guard let first = owner.unicodeScalars.first, let last = owner.unicodeScalars.last,
+            !first.properties.isWhitespace, !last.properties.isWhitespace
+        else {
+            throw .invalidArgument("owner must not start or end with whitespace", field: args.field("owner"))
+        }
+        return owner
+    }
+}
+
+/// A name as typed (a list's, an item's, a unit), trimmed, checked for length and control characters.
+enum TextField {
+    static func read(_ args: Arguments, _ key: String, longest: Int, what: String) throws(TallyError) -> String? {
+        guard let raw = try args.optionalString(key) else { return nil }
+        let text = raw.trimmingCharacters(in: .whitespacesAndNewlines)
+        let field = args.field(key)
+        guard !text.isEmpty else { throw .invalidArgument("\(key) must not be blank (\(what))", field: field) }
+        guard text.count <= longest, text.utf8.count <= longest * 16 else {
+            throw .invalidArgument("\(key) must be at most \(longest) characters; this one has \(text.count)", field: field)
+        }
+        guard !text.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
+            throw .invalidArgument("\(key) must not contain control characters such as tabs or line breaks", field: field)
+        }
+        return text
+    }
+
+    static func required(_ args: Arguments, _ key: String, longest: Int, what: String) throws(TallyError) -> String {
+        guard let text = try read(args, key, longest: longest, what: what) else {
+            throw .invalidArgument("\(key) is required (\(what))", field: args.field(key))
+        }
+        return text
+    }
+}
+
+/// Item names and the key that says two names are the same item.
+enum ItemName {
+    static let longest = 100
+
+    /// Trimmed, runs of inner whitespace collapsed to one space, NFC, case-folded:
+    /// " Whole  MILK " and "whole milk" are the same item.
+    static func key(_ name: String) -> String {
+        name.split(whereSeparator: { $0.isWhitespace }).joined(separator: " ")
+            .precomposedStringWithCanonicalMapping.folding(options: .caseInsensitive, locale: nil)
+    }
+}
+
+enum ListName {
+    static let longest = 50
+}
+
+enum Unit {
+    static let longest = 20
+}
+
+/// Ids, kinds and quantities as the commands read them.
+enum Fields {
+    static let largestQuantity = 10_000
+
+    static func id(_ args: Arguments, _ key: String, of what: String) throws(TallyError) -> Int64 {
+        guard args.has(key) else {
+            throw .invalidArgument("\(key) is required (the id of one of the owner's \(what), such as 1)", field: args.field(key))
+        }
+        guard case .integer(let id)? = args.values[key], id >= 1 else {
+            throw .invalidArgument("\(key) must be the id of one of the owner's \(what): a whole number from 1", field: args.field(key))
+        }
+        return id
+    }
+
+    static func optionalID(_ args: Arguments, _ key: String, of what: String) throws(TallyError) -> Int64? {
+        args.has(key) ? try id(args, key, of: what) : nil
+    }
+
+    static func quantity(_ args: Arguments, _ key: String) throws(TallyError) -> Int? {
+        try args.optionalInteger(key, in: 0...largestQuantity)
+    }
+
+    static func kind(_ args: Arguments, required: Bool) throws(TallyError) -> ListKind? {
+        guard let text = try args.optionalString("kind") else {
+            if required { throw .invalidArgument("kind is required: \"template\" or \"shopping\"", field: args.field("kind")) }
+            return nil
+        }
+        guard let kind = ListKind(rawValue: text) else {
+            throw .invalidArgument("kind must be \"template\" or \"shopping\", not \"\(text)\"", field: args.field("kind"))
+        }
+        return kind
+    }
+}
+
+enum ListKind: String, Codable, Sendable {
+    case template, shopping
+}
+
+/// The errors that depend on what is stored.
+enum ShoppingErrors {
+    static func listNotFound(_ id: Int64, field: String = "args.list_id") -> TallyError {
+        TallyError(.notFound, "the owner has no list \(id)", field: field)
+    }
+
+    static func itemNotFound(_ id: Int64, list: Int64) -> TallyError {
+        TallyError(.notFound, "list \(list) has no item \(id)", field: "args.item_id")
+    }
+
+    static func notOnTemplates(_ list: ListRecord, command: String) -> TallyError {
+        TallyError(
+            .failedPrecondition,
+            "list \(list.id ?? 0) is a template: templates hold what to buy, not purchases; \(command) works on shopping lists",
+            field: "args.list_id")
+    }
+
+    static func totalTooLarge(_ currency: String, largest: String, field: String) -> TallyError {
+        .invalidArgument("the list's total would pass \(largest) \(currency), the largest amount a list can total", field: field)
+    }
+
+    static func listFull(_ id: Int64) -> TallyError {
+        TallyError(.resourceExhausted, "list \(id) already holds \(ItemRecord.mostPerList) items, the most a list can hold", field: "args.list_id")
+    }
+}
+
+/// Times as the database keeps them (milliseconds since 1970, UTC) and as clients read them.
+enum Timestamp {
+    static func now() -> Int64 { Int64((Date().timeIntervalSince1970 * 1000).rounded(.down)) }
+
+    /// RFC 3339 in UTC with milliseconds: `2026-03-01T09:30:00.000Z`.
+    static func rfc3339(_ milliseconds: Int64) -> String {
+        let whole = Date(timeIntervalSince1970: Double(milliseconds / 1000)).formatted(Date.ISO8601FormatStyle(timeZone: .gmt))
+        let fraction = String(milliseconds % 1000)
+        return whole.dropLast() + "." + String(repeating: "0", count: 3 - fraction.count) + fraction + "Z"
+    }
+}
+
+/// The opaque `cursor` of `shopping.lists`: where the previous page ended (ids grow in commit order).
+enum ListCursor {
+    private static let prefix = "after:"
+
+    static func make(afterID id: Int64) -> String {
+        Data((prefix + String(id)).utf8).base64EncodedString()
+            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+            .replacingOccurrences(of: "=", with: "")
+    }
+
+    static func afterID(_ cursor: String, field: String) throws(TallyError) -> Int64 {
+        var base64 = cursor.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)
+        guard cursor.utf8.count <= 64, let data = Data(base64Encoded: base64),
+            let text = String(data: data, encoding: .utf8), text.hasPrefix(prefix),
+            let id = Int64(text.dropFirst(prefix.count)), id >= 0
+        else {
+            throw .invalidArgument(
+                "cursor is not one shopping.lists gave out; pass next_cursor from the previous page unchanged, or leave cursor out for the first page",
+                field: field)
+        }
+        return id
+    }
+}

@@ -1,0 +1,10 @@
+import TallyProtocol
+
+/// `shopping.get_preferences`: the owner's three switches; all on for an owner who never set them.
+enum GetPreferencesCommand {
+    static func run(_ args: Arguments, _ context: RequestContext, _ store: ShoppingStore) throws -> PreferencesResult {
+        try args.allowOnly(["owner"])
+        let owner = try Owner.read(args)
+        return try store.database.read { db in try Preferences.of(db, owner: owner).result }
+    }
+}

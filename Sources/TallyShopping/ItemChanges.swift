@@ -1,0 +1,55 @@
+import GRDB
+import TallyMoney
+import TallyProtocol
+
+/// What every item command does around its change: find the owner's list and item, and after
+/// the change check the total, mark the list changed and answer with the item and its list.
+struct ItemTarget {
+    var list: ListRecord
+    var item: ItemRecord
+    let currency: Currency
+
+    static func find(_ db: Database, owner: String, listID: Int64, itemID: Int64) throws -> ItemTarget {
+        let list = try ListRecord.find(db, owner: owner, id: listID)
+        return ItemTarget(list: list, item: try ItemRecord.find(db, list: list, id: itemID), currency: try list.storedCurrency())
+    }
+
+    static func ids(_ args: Arguments) throws(TallyError) -> (list: Int64, item: Int64) {
+        (try Fields.id(args, "list_id", of: "lists"), try Fields.id(args, "item_id", of: "items"))
+    }
+
+    /// Stores the item when it changed (with the list's `updated_at`), checking that the list's
+    /// total still fits; `field` is the arg blamed when it would not.
+    mutating func save(_ db: Database, original: ItemRecord, at now: Int64, field: String) throws {
+        guard item != original else { return }
+        item.updatedAt = now
+        try item.update(db)
+        _ = try ListTotal.checked(try list.items(db), in: currency, field: field)
+        try list.touch(db, at: now)
+    }
+
+    func result(_ db: Database, comparison: Comparison? = nil) throws -> ItemChange {
+        ItemChange(item: item.result(currency), list: try ListSummary.of(db, list), comparison: comparison)
+    }
+
+    func event(changed: [String]? = nil) -> ShoppingEvent.ItemEvent {
+        .init(owner: list.owner, listID: list.id ?? 0, currency: list.currency, item: item.result(currency), changed: changed)
+    }
+
+    func refuseTemplate(_ command: String) throws {
+        if list.kind == .template { throw ShoppingErrors.notOnTemplates(list, command: command) }
+    }
+}
+
+/// Which of an item's fields differ between two versions of it, by their wire names.
+enum ItemDiff {
+    static func fields(_ old: ItemRecord, _ new: ItemRecord) -> [String] {
+        var changed: [String] = []
+        if old.name != new.name { changed.append("name") }
+        if old.unit != new.unit { changed.append("unit") }
+        if old.plannedQuantity != new.plannedQuantity { changed.append("planned_quantity") }
+        if old.purchasedQuantity != new.purchasedQuantity { changed.append("purchased_quantity") }
+        if old.unitPrice != new.unitPrice { changed.append("unit_price") }
+        return changed
+    }
+}

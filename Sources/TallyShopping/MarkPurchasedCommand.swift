@@ -1,0 +1,37 @@
+import TallyMoney
+import TallyProtocol
+
+/// `shopping.mark_purchased`: the item is bought, optionally at `unit_price` and in
+/// `purchased_quantity` (default: the planned quantity). Marking a purchased item again changes
+/// its price or quantity (it keeps its purchase time). With price comparison on, the reply
+/// compares the price with the last one paid for the item.
+enum MarkPurchasedCommand {
+    static func run(_ args: Arguments, _ context: RequestContext, _ store: ShoppingStore) throws -> StoredResult {
+        try args.allowOnly(["owner", "list_id", "item_id", "unit_price", "purchased_quantity"])
+        let owner = try Owner.read(args)
+        let ids = try ItemTarget.ids(args)
+        let quantity = try Fields.quantity(args, "purchased_quantity")
+        let hasPrice = args.has("unit_price")
+        return try store.mutate(args, context, owner: owner) { db in
+            var target = try ItemTarget.find(db, owner: owner, listID: ids.list, itemID: ids.item)
+            try target.refuseTemplate("shopping.mark_purchased")
+            let original = target.item
+            let now = Timestamp.now()
+            if hasPrice { target.item.unitPrice = try args.amount("unit_price", in: target.currency) }
+            target.item.purchasedQuantity = quantity.map(Int64.init) ?? (original.purchased ? original.purchasedQuantity : original.plannedQuantity)
+            if !original.purchased {
+                target.item.purchased = true
+                target.item.purchasedAt = now
+            }
+            try target.save(db, original: original, at: now, field: hasPrice ? "args.unit_price" : "args.purchased_quantity")
+            if !original.purchased {
+                try store.record(db, .itemPurchased(target.event()), subject: target.list.subject)
+            } else if target.item != original {
+                try store.record(db, .itemUpdated(target.event(changed: ItemDiff.fields(original, target.item))), subject: target.list.subject)
+            }
+            let priceIsNew = !original.purchased || original.unitPrice != target.item.unitPrice
+            let comparison = try PriceComparison.run(db, target, priceIsNew: priceIsNew, store: store)
+            return try target.result(db, comparison: comparison)
+        }
+    }
+}

@@ -1,0 +1,25 @@
+import TallyProtocol
+
+/// `shopping.mark_unpurchased`: the item is not bought after all: its purchased quantity goes
+/// back to 0 and it leaves the total and the price history; its price is kept. An item that is
+/// not purchased is left as it is.
+enum MarkUnpurchasedCommand {
+    static func run(_ args: Arguments, _ context: RequestContext, _ store: ShoppingStore) throws -> StoredResult {
+        try args.allowOnly(["owner", "list_id", "item_id"])
+        let owner = try Owner.read(args)
+        let ids = try ItemTarget.ids(args)
+        return try store.mutate(args, context, owner: owner) { db in
+            var target = try ItemTarget.find(db, owner: owner, listID: ids.list, itemID: ids.item)
+            try target.refuseTemplate("shopping.mark_unpurchased")
+            let original = target.item
+            target.item.purchased = false
+            target.item.purchasedQuantity = 0
+            target.item.purchasedAt = nil
+            try target.save(db, original: original, at: Timestamp.now(), field: "args.item_id")
+            if original.purchased {
+                try store.record(db, .itemUnpurchased(target.event()), subject: target.list.subject)
+            }
+            return try target.result(db)
+        }
+    }
+}

@@ -1,0 +1,72 @@
+import GRDB
+import TallyMoney
+import TallyProtocol
+
+/// `shopping.price_history`: the owner's purchases of one item (names compared as
+/// `ItemName.key`), newest first, each with its list, date, unit price and currency; optionally
+/// in one currency only. Purchases without a price are left out; so are unpurchased items and
+/// deleted lists.
+enum PriceHistoryCommand {
+    static let defaultLimit = 50
+    static let largestLimit = 100
+
+    static func run(_ args: Arguments, _ context: RequestContext, _ store: ShoppingStore) throws -> PriceHistory {
+        try args.allowOnly(["owner", "name", "currency", "limit"])
+        let owner = try Owner.read(args)
+        let name = try TextField.required(args, "name", longest: ItemName.longest, what: "an item name such as \"Milk\"")
+        let currency = args.has("currency") ? try args.currency(locale: context.locale) : nil
+        let limit = try args.optionalInteger("limit", in: 1...largestLimit) ?? defaultLimit
+        return try store.database.read { db in
+            var sql = """
+                SELECT i.id AS item_id, i.list_id, l.name AS list_name, i.name, i.unit_price_minor, i.purchased_quantity,
+                       i.purchased_at_ms, l.currency
+                FROM shopping_item i JOIN shopping_list l ON l.id = i.list_id
+                WHERE l.owner = ? AND i.name_key = ? AND i.purchased AND i.unit_price_minor IS NOT NULL
+                """
+            var arguments: StatementArguments = [owner, ItemName.key(name)]
+            if let currency {
+                sql += " AND l.currency = ?"
+                arguments += [currency.code]
+            }
+            sql += " ORDER BY i.purchased_at_ms DESC, i.id DESC LIMIT ?"
+            arguments += [limit]
+            let purchases = try Row.fetchAll(db, sql: sql, arguments: arguments).map { row throws -> PriceHistory.Purchase in
+                let code: String = row["currency"]
+                guard let rowCurrency = Currency.lookup(code) else {
+                    throw ShoppingStoreFailure(description: "list \(row["list_id"] as Int64) has the unknown currency \(code)")
+                }
+                return PriceHistory.Purchase(
+                    listID: row["list_id"], listName: row["list_name"], itemID: row["item_id"], name: row["name"],
+                    purchasedAt: Timestamp.rfc3339(row["purchased_at_ms"]), price: rowCurrency.format(row["unit_price_minor"]),
+                    currency: code, quantity: row["purchased_quantity"])
+            }
+            return PriceHistory(name: name, purchases: purchases)
+        }
+    }
+}
+
+struct PriceHistory: Encodable, Sendable {
+    struct Purchase: Encodable, Sendable {
+        let listID: Int64
+        let listName: String
+        let itemID: Int64
+        /// The item's name as written on that list.
+        let name: String
+        let purchasedAt: String
+        let price: String
+        let currency: String
+        let quantity: Int64
+
+        enum CodingKeys: String, CodingKey {
+            case name, price, currency, quantity
+            case listID = "list_id"
+            case listName = "list_name"
+            case itemID = "item_id"
+            case purchasedAt = "purchased_at"
+        }
+    }
+
+    /// The name asked about, trimmed.
+    let name: String
+    let purchases: [Purchase]
+}

@@ -1,0 +1,22 @@
+import TallyProtocol
+
+/// `shopping.rename_list`: a list's new name. Renaming to the same name changes nothing and
+/// records no event.
+enum RenameListCommand {
+    static func run(_ args: Arguments, _ context: RequestContext, _ store: ShoppingStore) throws -> StoredResult {
+        try args.allowOnly(["owner", "list_id", "name"])
+        let owner = try Owner.read(args)
+        let id = try Fields.id(args, "list_id", of: "lists")
+        let name = try TextField.required(args, "name", longest: ListName.longest, what: "a list name such as \"Weekly\"")
+        return try store.mutate(args, context, owner: owner) { db in
+            var list = try ListRecord.find(db, owner: owner, id: id)
+            if list.name != name {
+                let previous = list.name
+                list.name = name
+                try list.touch(db, at: Timestamp.now())
+                try store.record(db, .listRenamed(.init(owner: owner, listID: id, name: name, previousName: previous)), subject: list.subject)
+            }
+            return try ListSummary.of(db, list)
+        }
+    }
+}

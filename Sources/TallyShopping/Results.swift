@@ -1,0 +1,174 @@
+import GRDB
+import TallyMoney
+
+/// An item on the wire.
+struct ItemResult: Codable, Sendable, Equatable {
+    let id: Int64
+    let listID: Int64
+    let name: String
+    let unit: String?
+    let plannedQuantity: Int64
+    let purchasedQuantity: Int64
+    let purchased: Bool
+    /// A decimal string with exactly the list currency's places; absent until a price is entered.
+    let unitPrice: String?
+    /// unit_price × purchased_quantity, present when the item counts in the total.
+    let lineTotal: String?
+    let purchasedAt: String?
+    let createdAt: String
+    let updatedAt: String
+
+    enum CodingKeys: String, CodingKey {
+        case id, name, unit, purchased
+        case listID = "list_id"
+        case plannedQuantity = "planned_quantity"
+        case purchasedQuantity = "purchased_quantity"
+        case unitPrice = "unit_price"
+        case lineTotal = "line_total"
+        case purchasedAt = "purchased_at"
+        case createdAt = "created_at"
+        case updatedAt = "updated_at"
+    }
+}
+
+/// A list without its items, as `shopping.lists` and item changes show it.
+struct ListSummary: Encodable, Sendable {
+    let id: Int64
+    let owner: String
+    let kind: ListKind
+    let name: String
+    let currency: String
+    let fromTemplate: Int64?
+    let total: String
+    let itemCount: Int
+    let purchasedCount: Int
+    let openedAt: String?
+    let createdAt: String
+    let updatedAt: String
+
+    enum CodingKeys: String, CodingKey {
+        case id, owner, kind, name, currency, total
+        case fromTemplate = "from_template"
+        case itemCount = "item_count"
+        case purchasedCount = "purchased_count"
+        case openedAt = "opened_at"
+        case createdAt = "created_at"
+        case updatedAt = "updated_at"
+    }
+
+    init(_ list: ListRecord, items: [ItemRecord]) throws {
+        let currency = try list.storedCurrency()
+        guard let total = ListTotal.of(items, in: currency) else {
+            throw ShoppingStoreFailure(description: "list \(list.id ?? 0) totals more than \(currency.code) amounts hold")
+        }
+        id = list.id ?? 0
+        owner = list.owner
+        kind = list.kind
+        name = list.name
+        self.currency = list.currency
+        fromTemplate = list.fromTemplate
+        self.total = currency.format(total)
+        itemCount = items.count
+        purchasedCount = items.filter(\.purchased).count
+        openedAt = list.openedAt.map(Timestamp.rfc3339)
+        createdAt = Timestamp.rfc3339(list.createdAt)
+        updatedAt = Timestamp.rfc3339(list.updatedAt)
+    }
+
+    static func of(_ db: Database, _ list: ListRecord) throws -> ListSummary {
+        try ListSummary(list, items: list.items(db))
+    }
+}
+
+/// A list with its items: `shopping.get_list` and `shopping.create_list`.
+struct ListDetail: Encodable, Sendable {
+    let summary: ListSummary
+    let items: [ItemResult]
+    /// Purchased items left out of `items` by auto-removal (still counted in the total).
+    let hiddenItems: Int
+    /// What shopping memory carried over into a new list; absent when nothing was.
+    let carriedOver: CarriedOver?
+
+    enum CodingKeys: String, CodingKey {
+        case items
+        case hiddenItems = "hidden_items"
+        case carriedOver = "carried_over"
+    }
+
+    func encode(to encoder: Encoder) throws {
+        try summary.encode(to: encoder)
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(items, forKey: .items)
+        try container.encode(hiddenItems, forKey: .hiddenItems)
+        try container.encodeIfPresent(carriedOver, forKey: .carriedOver)
+    }
+}
+
+/// The result of a change to one item: the item and its list after the change.
+struct ItemChange: Encodable, Sendable {
+    let item: ItemResult
+    let list: ListSummary
+    /// Price comparison: present when it ran (see `PriceComparison`).
+    var comparison: Comparison?
+}
+
+/// How a purchase's price compares with the last price paid for the same item.
+struct Comparison: Codable, Sendable, Equatable {
+    enum Outcome: String, Codable, Sendable {
+        case higher, lower, same
+        case firstTime = "first_time"
+    }
+
+    let outcome: Outcome
+    let price: String
+    let previousPrice: String?
+    let currency: String
+    /// The list of the previous purchase.
+    let previousListID: Int64?
+
+    enum CodingKeys: String, CodingKey {
+        case outcome, price, currency
+        case previousPrice = "previous_price"
+        case previousListID = "previous_list_id"
+    }
+}
+
+struct PreferencesResult: Codable, Sendable, Equatable {
+    let owner: String
+    let shoppingMemory: Bool
+    let priceComparison: Bool
+    let autoRemovePurchased: Bool
+
+    enum CodingKeys: String, CodingKey {
+        case owner
+        case shoppingMemory = "shopping_memory"
+        case priceComparison = "price_comparison"
+        case autoRemovePurchased = "auto_remove_purchased"
+    }
+}
+
+/// Items shopping memory carried into a new shopping list, and from which list.
+struct CarriedOver: Codable, Sendable, Equatable {
+    struct Item: Codable, Sendable, Equatable {
+        let itemID: Int64
+        let fromItemID: Int64
+        let name: String
+        let unit: String?
+        /// How many were carried: all planned when none were bought, else the shortfall.
+        let quantity: Int64
+
+        enum CodingKeys: String, CodingKey {
+            case name, unit, quantity
+            case itemID = "item_id"
+            case fromItemID = "from_item_id"
+        }
+    }
+
+    let fromListID: Int64
+    let items: [Item]
+
+    enum CodingKeys: String, CodingKey {
+        case items
+        case fromListID = "from_list_id"
+    }
+}

@@ -1,0 +1,39 @@
+import TallyProtocol
+
+/// `shopping.update_item`: changes any of an item's name, unit and quantities. An empty `unit`
+/// (`""`) removes the unit. A change that changes nothing records no event.
+enum UpdateItemCommand {
+    static let changeable = ["name", "planned_quantity", "purchased_quantity", "unit"]
+
+    static func run(_ args: Arguments, _ context: RequestContext, _ store: ShoppingStore) throws -> StoredResult {
+        try args.allowOnly(Set(changeable + ["owner", "list_id", "item_id"]))
+        let owner = try Owner.read(args)
+        let ids = try ItemTarget.ids(args)
+        guard changeable.contains(where: args.has) else {
+            throw TallyError.invalidArgument(
+                "shopping.update_item needs at least one of \(changeable.joined(separator: ", ")) to change", field: "args")
+        }
+        let name = try TextField.read(args, "name", longest: ItemName.longest, what: "an item name such as \"Milk\"")
+        let clearsUnit = try args.optionalString("unit") == ""
+        let unit = clearsUnit ? nil : try TextField.read(args, "unit", longest: Unit.longest, what: "a unit such as \"kg\", or \"\" for none")
+        let planned = try Fields.quantity(args, "planned_quantity")
+        let purchased = try Fields.quantity(args, "purchased_quantity")
+        return try store.mutate(args, context, owner: owner) { db in
+            var target = try ItemTarget.find(db, owner: owner, listID: ids.list, itemID: ids.item)
+            let original = target.item
+            if let name {
+                target.item.name = name
+                target.item.nameKey = ItemName.key(name)
+            }
+            if clearsUnit { target.item.unit = nil } else if let unit { target.item.unit = unit }
+            if let planned { target.item.plannedQuantity = Int64(planned) }
+            if let purchased { target.item.purchasedQuantity = Int64(purchased) }
+            try target.save(db, original: original, at: Timestamp.now(), field: "args.purchased_quantity")
+            let changed = ItemDiff.fields(original, target.item)
+            if !changed.isEmpty {
+                try store.record(db, .itemUpdated(target.event(changed: changed)), subject: target.list.subject)
+            }
+            return try target.result(db)
+        }
+    }
+}
