@@ -1,0 +1,96 @@
+import Foundation
+import GRDB
+import TallyProtocol
+import TallyShopping
+import TallyStorage
+import TallyTesting
+import Testing
+
+/// A shopping service on a real SQLite file in a fresh temporary directory, called as a worker
+/// calls it, with results decoded as a client sees them. The directory goes with the harness.
+final class ShoppingHarness: Sendable {
+    let directory: String
+    let database: ServiceDatabase
+    let service: ShoppingService
+
+    init() throws {
+        directory = FileManager.default.temporaryDirectory
+            .appendingPathComponent("tally-shopping-\(UUID().uuidString.prefix(8))").path
+        database = try ShoppingService.openDatabase(directory: directory)
+        service = ShoppingService(database: database)
+    }
+
+    deinit {
+        try? FileManager.default.removeItem(atPath: directory)
+    }
+
+    @discardableResult
+    func call(_ command: String, _ args: JSONValue, locale: String? = nil, key: String? = nil) throws -> JSONValue {
+        try ServiceHarness(service).call(command, args, locale: locale, idempotencyKey: key)
+    }
+
+    /// The error `command` refuses `args` with, or nil (and a recorded issue) if it succeeds.
+    func error(_ command: String, _ args: JSONValue, locale: String? = nil, key: String? = nil) -> TallyError? {
+        let error = ServiceHarness(service).error(command, args, locale: locale, idempotencyKey: key)
+        if error == nil { Issue.record("\(command) \(args) succeeded") }
+        return error
+    }
+
+    /// A new list for ann (EUR unless given); returns its id.
+    @discardableResult
+    func list(_ name: String, kind: String = "shopping", currency: String = "EUR", from template: Int64? = nil, owner: String = "ann") throws -> Int64 {
+        var args: [String: JSONValue] = ["owner": .string(owner), "kind": .string(kind), "name": .string(name), "currency": .string(currency)]
+        if let template { args["from_template"] = .integer(template) }
+        return try #require(call("shopping.create_list", .object(args))["id"]?.intValue)
+    }
+
+    /// Adds an item and returns its id.
+    @discardableResult
+    func item(_ list: Int64, _ name: String, planned: Int64 = 1, unit: String? = nil, owner: String = "ann") throws -> Int64 {
+        var args: [String: JSONValue] = ["owner": .string(owner), "list_id": .integer(list), "name": .string(name), "planned_quantity": .integer(planned)]
+        if let unit { args["unit"] = .string(unit) }
+        return try #require(call("shopping.add_item", .object(args))["item"]?["id"]?.intValue)
+    }
+
+    @discardableResult
+    func buy(_ list: Int64, _ item: Int64, price: String? = nil, quantity: Int64? = nil, owner: String = "ann") throws -> JSONValue {
+        var args: [String: JSONValue] = ["owner": .string(owner), "list_id": .integer(list), "item_id": .integer(item)]
+        if let price { args["unit_price"] = .string(price) }
+        if let quantity { args["purchased_quantity"] = .integer(quantity) }
+        return try call("shopping.mark_purchased", .object(args))
+    }
+
+    func get(_ list: Int64, includePurchased: Bool? = nil, owner: String = "ann") throws -> JSONValue {
+        var args: [String: JSONValue] = ["owner": .string(owner), "list_id": .integer(list)]
+        if let includePurchased { args["include_purchased"] = .bool(includePurchased) }
+        return try call("shopping.get_list", .object(args))
+    }
+
+    func preferences(_ values: JSONValue, owner: String = "ann") throws {
+        var args = values.objectValue ?? [:]
+        args["owner"] = .string(owner)
+        try call("shopping.set_preferences", .object(args))
+    }
+
+    /// Every event recorded so far, checked to be numbered 1, 2, 3, ... without gaps.
+    func events() throws -> [CloudEvent] {
+        let events = try service.events.events(after: 0, limit: 1000)
+        #expect(events.map(\.sequence) == (0..<events.count).map { Int64($0 + 1) }, "sequences are gap-free from 1")
+        return events
+    }
+
+    /// The types of the events recorded after `sequence`.
+    func types(after sequence: Int64 = 0) throws -> [String] {
+        try events().filter { $0.sequence > sequence }.map(\.type)
+    }
+
+    func lastSequence() throws -> Int64 { try service.events.lastSequence() }
+
+    func count(_ sql: String) throws -> Int {
+        try database.read { try Int.fetchOne($0, sql: sql) ?? 0 }
+    }
+}
+
+extension JSONValue {
+    var names: [String] { (self["items"]?.arrayValue ?? []).compactMap { $0["name"]?.stringValue } }
+}
