@@ -1,3 +1,4 @@
+import TallyStorage
 import TallyMoney
 import TallyProtocol
 

@@ -1,3 +1,4 @@
+import TallyStorage
 import TallyProtocol
 
 /// `accounts.set_default`: makes one account the owner's default, and no other.
