@@ -1,7 +1,7 @@
 import Foundation
 import GRDB
-import TallyStorage
 import TallyMoney
+import TallyStorage
 
 /// One row of `account`.
 struct AccountRecord: Codable, Equatable, FetchableRecord, MutablePersistableRecord {

@@ -1,5 +1,5 @@
-import TallyStorage
 import TallyProtocol
+import TallyStorage
 
 /// `accounts.set_default`: makes one account the owner's default, and no other.
 enum SetDefaultCommand {
