@@ -2,6 +2,7 @@ import TallyAccounts
 import TallyCalc
 import TallyCurrency
 import TallyShopping
+import TallyStorage
 import TallyWorker
 
 /// The services a `tally worker` can run, by name. A new service registers here and nowhere else.
@@ -11,19 +12,24 @@ enum ServiceCatalog {
     ) throws -> (any ServiceHandler)? {
         switch name {
         case "calc": CalcService()
-        case "accounts": try AccountsService(dataDirectory: dataDirectory)
+        case "accounts": try AccountsService(dataDirectory: dataDirectory, eventSink: options.eventSink)
         case "currency": try CurrencyService(dataDirectory: dataDirectory, chunkDelay: options.currencyLoadDelay)
-        case "shopping": try ShoppingService(dataDirectory: dataDirectory)
+        case "shopping": try ShoppingService(dataDirectory: dataDirectory, eventSink: options.eventSink)
         default: nil
         }
     }
 
     /// Every service `tally up` starts one worker of.
     static let all = ["calc", "accounts", "currency", "shopping"]
+
+    /// Services that record domain events, whose workers run an event publisher.
+    static let publishingEvents: Set<String> = ["accounts", "shopping"]
 }
 
 /// Settings only some services use, from `tally worker`'s flags.
 struct ServiceOptions {
     /// currency: a pause before each chunk of the data load, so tests can watch it load.
     var currencyLoadDelay: Duration = .zero
+    /// Services that record events: where committed events go (the worker's publisher).
+    var eventSink: (any EventSink)?
 }

@@ -1,4 +1,5 @@
 import TallyProtocol
+import TallyStorage
 
 /// `shopping.add_item`: a new, unpurchased item at the end of a list (template or shopping).
 enum AddItemCommand {

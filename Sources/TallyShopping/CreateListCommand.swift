@@ -1,6 +1,7 @@
 import GRDB
 import TallyMoney
 import TallyProtocol
+import TallyStorage
 
 /// `shopping.create_list`: a new template or shopping list, empty or copied from a template. A new
 /// shopping list also gets, with the owner's shopping memory on, what the previous shopping list

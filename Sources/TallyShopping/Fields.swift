@@ -128,18 +128,6 @@ enum ShoppingErrors {
     }
 }
 
-/// Times as the database keeps them (milliseconds since 1970, UTC) and as clients read them.
-enum Timestamp {
-    static func now() -> Int64 { Int64((Date().timeIntervalSince1970 * 1000).rounded(.down)) }
-
-    /// RFC 3339 in UTC with milliseconds: `2026-03-01T09:30:00.000Z`.
-    static func rfc3339(_ milliseconds: Int64) -> String {
-        let whole = Date(timeIntervalSince1970: Double(milliseconds / 1000)).formatted(Date.ISO8601FormatStyle(timeZone: .gmt))
-        let fraction = String(milliseconds % 1000)
-        return whole.dropLast() + "." + String(repeating: "0", count: 3 - fraction.count) + fraction + "Z"
-    }
-}
-
 /// The opaque `cursor` of `shopping.lists`: where the previous page ended (ids grow in commit order).
 enum ListCursor {
     private static let prefix = "after:"

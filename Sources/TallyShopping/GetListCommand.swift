@@ -1,5 +1,6 @@
 import GRDB
 import TallyProtocol
+import TallyStorage
 
 /// `shopping.get_list`: opening a list, with its items and total.
 ///

@@ -1,5 +1,6 @@
 import TallyMoney
 import TallyProtocol
+import TallyStorage
 
 /// `shopping.mark_purchased`: the item is bought, optionally at `unit_price` and in
 /// `purchased_quantity` (default: the planned quantity). Marking a purchased item again changes

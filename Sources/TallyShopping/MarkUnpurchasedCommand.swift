@@ -1,4 +1,5 @@
 import TallyProtocol
+import TallyStorage
 
 /// `shopping.mark_unpurchased`: the item is not bought after all: its purchased quantity goes
 /// back to 0 and it leaves the total and the price history; its price is kept. An item that is

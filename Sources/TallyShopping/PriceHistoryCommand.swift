@@ -1,6 +1,7 @@
 import GRDB
 import TallyMoney
 import TallyProtocol
+import TallyStorage
 
 /// `shopping.price_history`: the owner's purchases of one item (names compared as
 /// `ItemName.key`), newest first, each with its list, date, unit price and currency; optionally

@@ -1,6 +1,7 @@
 import GRDB
 import TallyMoney
 import TallyProtocol
+import TallyStorage
 
 /// One row of `shopping_list`: a template or a shopping list.
 struct ListRecord: Codable, Equatable, FetchableRecord, MutablePersistableRecord {

@@ -1,4 +1,5 @@
 import TallyProtocol
+import TallyStorage
 
 /// `shopping.remove_item`: takes an item off its list and returns it as it was.
 enum RemoveItemCommand {

@@ -1,4 +1,5 @@
 import TallyProtocol
+import TallyStorage
 
 /// `shopping.rename_list`: a list's new name. Renaming to the same name changes nothing and
 /// records no event.

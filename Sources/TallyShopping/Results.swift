@@ -1,5 +1,6 @@
 import GRDB
 import TallyMoney
+import TallyStorage
 
 /// An item on the wire.
 struct ItemResult: Codable, Sendable, Equatable {

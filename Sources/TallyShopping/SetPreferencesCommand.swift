@@ -1,4 +1,5 @@
 import TallyProtocol
+import TallyStorage
 
 /// `shopping.set_preferences`: turns any of the owner's switches on or off; the others keep
 /// their values. A change that changes nothing records no event.

@@ -1,5 +1,6 @@
 import TallyMoney
 import TallyProtocol
+import TallyStorage
 
 /// `shopping.set_price`: an item's unit price, in the list's currency. On a purchased item, with
 /// price comparison on, the reply compares the new price with the last one paid for the item.

@@ -1,4 +1,5 @@
 import TallyProtocol
+import TallyStorage
 
 /// `shopping.update_item`: changes any of an item's name, unit and quantities. An empty `unit`
 /// (`""`) removes the unit. A change that changes nothing records no event.

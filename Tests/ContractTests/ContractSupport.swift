@@ -196,6 +196,20 @@ enum VaryingFields {
         "accounts.update": ["created_at", "updated_at"],
         "accounts.delete": ["created_at", "updated_at"],
         "accounts.set_default": ["created_at", "updated_at"],
+        "accounts.events": ["id", "time", "created_at", "updated_at"],
+        "shopping.create_list": ["created_at", "updated_at", "opened_at"],
+        "shopping.get_list": ["created_at", "updated_at", "opened_at", "purchased_at"],
+        "shopping.lists": ["created_at", "updated_at", "opened_at"],
+        "shopping.rename_list": ["created_at", "updated_at", "opened_at"],
+        "shopping.delete_list": ["created_at", "updated_at", "opened_at"],
+        "shopping.add_item": ["created_at", "updated_at", "opened_at", "purchased_at"],
+        "shopping.update_item": ["created_at", "updated_at", "opened_at", "purchased_at"],
+        "shopping.remove_item": ["created_at", "updated_at", "opened_at", "purchased_at"],
+        "shopping.mark_purchased": ["created_at", "updated_at", "opened_at", "purchased_at"],
+        "shopping.mark_unpurchased": ["created_at", "updated_at", "opened_at", "purchased_at"],
+        "shopping.set_price": ["created_at", "updated_at", "opened_at", "purchased_at"],
+        "shopping.price_history": ["purchased_at"],
+        "shopping.events": ["id", "time", "created_at", "updated_at", "purchased_at"],
     ]
 
     /// `value` without the varying keys of `command`'s result, at any depth.
