@@ -198,6 +198,25 @@ import Testing
                 }
                 compare(exchange, live: reply, command: command)
             }
+            // Every event those requests recorded, against the schema of its type.
+            for feed in CommandCatalog.commands.map(\.name) where feed.hasSuffix(".events") {
+                var after: Int64 = 0
+                while true {
+                    let page = try await client.call(feed, ["after": .integer(after), "limit": 1000])
+                    let events = try #require(page.result?["events"]?.arrayValue, "\(feed): \(page)")
+                    for event in events {
+                        let type = event["type"]?.stringValue ?? "?"
+                        let schema = "events/\(type).json"
+                        if FileManager.default.fileExists(atPath: Repository.schemas.appendingPathComponent(schema).path) {
+                            items.append(.instance(event, schema: schema, label: "live event \(type) #\(event["sequence"]?.intValue ?? 0)"))
+                        } else {
+                            Issue.record("the live event type \(type) has no schema at schemas/\(schema)")
+                        }
+                        after = event["sequence"]?.intValue ?? after
+                    }
+                    if events.isEmpty { break }
+                }
+            }
             return items
         }
         let output = try SchemaValidator.run(items: items)
