@@ -1,6 +1,7 @@
 import TallyAccounts
 import TallyCalc
 import TallyCurrency
+import TallyNotifier
 import TallyWorker
 
 /// The services a `tally worker` can run, by name. A new service registers here and nowhere else.
@@ -12,9 +13,15 @@ enum ServiceCatalog {
         case "calc": CalcService()
         case "accounts": try AccountsService(dataDirectory: dataDirectory)
         case "currency": try CurrencyService(dataDirectory: dataDirectory, chunkDelay: options.currencyLoadDelay)
+        // Read replicas of the notifier's alerts.list, on <data-dir>/notifier.sqlite; the
+        // notifier process (`tally notifier`) serves it too, so `tally up` starts no extra worker.
+        case "alerts": try AlertsService(dataDirectory: dataDirectory)
         default: nil
         }
     }
+
+    /// Every service `tally worker` accepts: those of `tally up`, and `alerts` (served by the notifier).
+    static var workerServices: [String] { all + ["alerts"] }
 
     /// Every service `tally up` starts one worker of.
     static let all = ["calc", "accounts", "currency"]

@@ -33,6 +33,7 @@ public enum CommandCatalog {
         Command(name: "currency.get", kind: .query, summary: "One currency by its ISO 4217 code, retired ones included."),
         Command(name: "currency.default_for_locale", kind: .query, summary: "The currency of a locale's region."),
         Command(name: "currency.status", kind: .query, summary: "Whether the currency data is loaded, or how far loading has got."),
+        Command(name: "alerts.list", kind: .query, summary: "Stored alerts after a sequence, by kind or owner, a page at a time."),
         Command(name: "system.ping", kind: .query, summary: "Liveness of the gateway."),
         Command(name: "system.services", kind: .query, summary: "Each service with its workers, queue and counters."),
         Command(name: "mmi.service", kind: .query, summary: "8/MMI: whether a service has a live worker."),
