@@ -144,6 +144,12 @@ public struct AlertPage: Codable, Sendable, Equatable {
     /// Whether more alerts match after the last one of this page; ask again with `after` set to its sequence.
     public var more: Bool
 
+    public init(alerts: [Alert], lastSequence: Int64, more: Bool) {
+        self.alerts = alerts
+        self.lastSequence = lastSequence
+        self.more = more
+    }
+
     enum CodingKeys: String, CodingKey {
         case alerts
         case lastSequence = "last_sequence"
