@@ -66,7 +66,8 @@ public struct PriceChangeRule: AlertRule {
 }
 
 /// Items not bought on one list were carried over into a new one:
-/// "2 items carried over to Weekend: Milk, Eggs".
+/// "2 items carried over into a new list: Milk, Eggs" (the shopping service sends `items`, each
+/// with a `name`; a list name, when an event carries one, replaces "a new list").
 public struct ItemsCarriedOverRule: AlertRule {
     public let eventType = "shopping.items_carried_over"
 
@@ -82,7 +83,7 @@ public struct ItemsCarriedOverRule: AlertRule {
         guard count > 0 else { return [] }
         let list = ["to_list_name", "new_list_name", "list_name", "to_list"].lazy.compactMap { data[$0]?.stringValue }.first
         var text = count == 1 ? "1 item carried over" : "\(count) items carried over"
-        text += list.map { " to \($0)" } ?? " to a new list"
+        text += list.map { " into \($0)" } ?? " into a new list"
         if !names.isEmpty { text += ": " + names.joined(separator: ", ") }
         return [AlertDraft(kind: "items_carried_over", owner: owner, text: text, data: data)]
     }

@@ -39,7 +39,7 @@ import Testing
             data: ["owner": "ann", "to_list_name": "Weekend", "items": [["name": "Milk"], ["name": "Eggs"]]])
         let alerts = AlertRules.alerts(for: event)
         #expect(alerts.map(\.kind) == ["items_carried_over"])
-        #expect(alerts.first?.text == "2 items carried over to Weekend: Milk, Eggs")
+        #expect(alerts.first?.text == "2 items carried over into Weekend: Milk, Eggs")
         var none = event
         none.data = ["owner": "ann", "items": []]
         #expect(AlertRules.alerts(for: none).isEmpty)
