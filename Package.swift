@@ -40,7 +40,8 @@ let package = Package(
         ]),
         // The worker runtime: an MDP worker per thread that dispatches commands to a service's handlers.
         .target(name: "TallyWorker", dependencies: [
-            "ZeroMQ", "TallyProtocol",
+            "ZeroMQ", "TallyProtocol", "TallyStorage",
+            .product(name: "DequeModule", package: "swift-collections"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),

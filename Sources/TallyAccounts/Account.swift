@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import TallyMoney
+import TallyStorage
 
 /// One row of `account`.
 struct AccountRecord: Codable, Equatable, FetchableRecord, MutablePersistableRecord {
@@ -106,16 +107,3 @@ struct AccountResult: Codable, Sendable {
     }
 }
 
-/// Times as the database keeps them and as clients read them.
-enum Timestamp {
-    static func now() -> Int64 { Int64((Date().timeIntervalSince1970 * 1000).rounded(.down)) }
-
-    /// RFC 3339 in UTC with milliseconds: `2026-03-01T09:30:00.000Z`.
-    /// Foundation formats the whole seconds and the milliseconds are appended from the integer, so
-    /// no binary floating point touches them. Times are after 1970.
-    static func rfc3339(_ milliseconds: Int64) -> String {
-        let whole = Date(timeIntervalSince1970: Double(milliseconds / 1000)).formatted(Date.ISO8601FormatStyle(timeZone: .gmt))
-        let fraction = String(milliseconds % 1000)
-        return whole.dropLast() + "." + String(repeating: "0", count: 3 - fraction.count) + fraction + "Z"
-    }
-}

@@ -7,22 +7,36 @@ import TallyStorage
 struct AccountStore: Sendable {
     let database: ServiceDatabase
     let writes: IdempotentWrites
+    let events: EventLog
 
-    init(database: ServiceDatabase) {
+    init(database: ServiceDatabase, eventSink: (any EventSink)?) {
         self.database = database
         self.writes = IdempotentWrites(database: database)
+        self.events = EventLog(database: database, service: "accounts", sink: eventSink)
     }
 
-    /// Runs a mutation in one write transaction. With an `idempotency_key`, a retry of the same
-    /// request gets the first run's result back instead of running again; keys are scoped by
-    /// command and owner.
+    /// The event each change records, by command.
+    static let eventTypes = [
+        "accounts.create": "accounts.account_created", "accounts.update": "accounts.account_updated",
+        "accounts.delete": "accounts.account_deleted", "accounts.set_default": "accounts.default_changed",
+    ]
+
+    /// Runs a mutation in one write transaction, recording its event (the account as the change
+    /// left it) in the same transaction. With an `idempotency_key`, a retry of the same request
+    /// gets the first run's result back instead of running again; keys are scoped by command and owner.
     func mutate<Result: Encodable & Sendable>(
         _ args: Arguments, _ context: RequestContext, owner: String, _ change: (Database) throws -> Result
     ) throws -> StoredResult {
         // The locale is part of the request: it picks the currency when args leave it out.
         let request: JSONValue = ["args": .object(args.values), "locale": context.locale.map(JSONValue.string) ?? .null]
+        let type = Self.eventTypes[context.command] ?? context.command
         return StoredResult(try writes.perform(
-            key: context.idempotencyKey, scope: "\(context.command):\(owner)", request: request, change))
+            key: context.idempotencyKey, scope: "\(context.command):\(owner)", request: request
+        ) { db in
+            let result = try change(db)
+            try events.append(db, type: type, subject: owner, data: result)
+            return result
+        })
     }
 
     /// One text of the word list, in `language`.

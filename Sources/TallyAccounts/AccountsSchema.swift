@@ -47,5 +47,7 @@ enum AccountsSchema {
                 }
             }
         }
+        // The transactional outbox of accounts events (accounts.events).
+        EventLog.registerMigration(&migrator)
     }
 }

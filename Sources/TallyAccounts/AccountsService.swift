@@ -11,8 +11,10 @@ public struct AccountsService: ServiceHandler {
     public let serviceName = "accounts"
     public let commands: CommandTable
 
-    public init(database: ServiceDatabase) {
-        let store = AccountStore(database: database)
+    /// - Parameter eventSink: where committed events go (the worker's publisher); nil keeps them
+    ///   in the outbox only, for `accounts.events`.
+    public init(database: ServiceDatabase, eventSink: (any EventSink)? = nil) {
+        let store = AccountStore(database: database, eventSink: eventSink)
         var commands = CommandTable()
         commands.register("accounts.create") { args, context in try CreateCommand.run(args, context, store) }
         commands.register("accounts.list") { args, context in try ListCommand.run(args, context, store) }
@@ -21,12 +23,13 @@ public struct AccountsService: ServiceHandler {
         commands.register("accounts.delete") { args, context in try DeleteCommand.run(args, context, store) }
         commands.register("accounts.set_default") { args, context in try SetDefaultCommand.run(args, context, store) }
         commands.register("accounts.strings") { args, context in try StringsCommand.run(args, context, store) }
+        commands.registerEventFeed(store.events)
         self.commands = commands
     }
 
     /// Opens (creating and migrating if needed) `<directory>/accounts.sqlite`.
-    public init(dataDirectory: String) throws {
-        self.init(database: try Self.openDatabase(directory: dataDirectory))
+    public init(dataDirectory: String, eventSink: (any EventSink)? = nil) throws {
+        self.init(database: try Self.openDatabase(directory: dataDirectory), eventSink: eventSink)
     }
 
     public static func openDatabase(directory: String) throws -> ServiceDatabase {

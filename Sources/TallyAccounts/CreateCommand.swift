@@ -1,5 +1,6 @@
 import TallyMoney
 import TallyProtocol
+import TallyStorage
 
 /// `accounts.create`: a new account for an owner, the add-account screen's Done button.
 enum CreateCommand {

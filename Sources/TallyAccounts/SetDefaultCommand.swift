@@ -1,4 +1,5 @@
 import TallyProtocol
+import TallyStorage
 
 /// `accounts.set_default`: makes one account the owner's default, and no other.
 enum SetDefaultCommand {

@@ -1,5 +1,6 @@
 import TallyMoney
 import TallyProtocol
+import TallyStorage
 
 /// `accounts.update`: changes any of an account's name, currency, starting balance and default
 /// flag, validated as `accounts.create` validates them.

@@ -5,7 +5,7 @@ import ZeroMQ
 
 /// Defaults of the notifier's endpoints, overridable by environment variables.
 enum NotifierDefaults {
-    static var eventsEndpoint: String { EnvironmentDefaults.string("TALLY_EVENTS_ENDPOINT", "tcp://127.0.0.1:5557") }
+    static var eventsEndpoint: String { EnvironmentDefaults.eventsEndpoint }
     static var alertsEndpoint: String { EnvironmentDefaults.string("TALLY_ALERTS_ENDPOINT", "tcp://127.0.0.1:5558") }
     static var catchUpMilliseconds: Int { EnvironmentDefaults.int("TALLY_CATCH_UP_MS", 5000) }
 }

@@ -2,6 +2,7 @@ import TallyAccounts
 import TallyCalc
 import TallyCurrency
 import TallyNotifier
+import TallyStorage
 import TallyWorker
 
 /// The services a `tally worker` can run, by name. A new service registers here and nowhere else.
@@ -11,7 +12,7 @@ enum ServiceCatalog {
     ) throws -> (any ServiceHandler)? {
         switch name {
         case "calc": CalcService()
-        case "accounts": try AccountsService(dataDirectory: dataDirectory)
+        case "accounts": try AccountsService(dataDirectory: dataDirectory, eventSink: options.eventSink)
         case "currency": try CurrencyService(dataDirectory: dataDirectory, chunkDelay: options.currencyLoadDelay)
         // Read replicas of the notifier's alerts.list, on <data-dir>/notifier.sqlite; the
         // notifier process (`tally notifier`) serves it too, so `tally up` starts no extra worker.
@@ -25,10 +26,15 @@ enum ServiceCatalog {
 
     /// Every service `tally up` starts one worker of.
     static let all = ["calc", "accounts", "currency"]
+
+    /// Services that record domain events, whose workers run an event publisher.
+    static let publishingEvents: Set<String> = ["accounts"]
 }
 
 /// Settings only some services use, from `tally worker`'s flags.
 struct ServiceOptions {
     /// currency: a pause before each chunk of the data load, so tests can watch it load.
     var currencyLoadDelay: Duration = .zero
+    /// Services that record events: where committed events go (the worker's publisher).
+    var eventSink: (any EventSink)?
 }

@@ -25,8 +25,14 @@ struct WorkerCommand: AsyncParsableCommand {
     @Option(help: "Largest request accepted, in bytes. Env: TALLY_MAX_MESSAGE_BYTES.")
     var maxMessageBytes: Int = EnvironmentDefaults.maximumMessageBytes
 
+    @Option(help: "Where services that record events publish them: the notifier's inlet. Env: TALLY_EVENTS_ENDPOINT.")
+    var eventsEndpoint: String = EnvironmentDefaults.eventsEndpoint
+
     @Option(help: .hidden)
     var handlingDelayMs: Int = 0
+
+    @Flag(help: .hidden)
+    var exitAfterCommit = false
 
     @Option(help: .hidden)
     var currencyLoadDelayMs: Int = 0
@@ -42,16 +48,19 @@ struct WorkerCommand: AsyncParsableCommand {
 
     func run() async throws {
         let logger = process.bootstrap(label: "tally.worker.\(service)")
+        let context = try ZMQContext()
+        let publisher = ServiceCatalog.publishingEvents.contains(service)
+            ? EventPublisher(endpoint: eventsEndpoint, context: context, logger: logger, exitAfterCommit: exitAfterCommit)
+            : nil
         guard let handler = try ServiceCatalog.handler(
             named: service, dataDirectory: dataDir,
-            options: ServiceOptions(currencyLoadDelay: .milliseconds(currencyLoadDelayMs))) else {
+            options: ServiceOptions(currencyLoadDelay: .milliseconds(currencyLoadDelayMs), eventSink: publisher)) else {
             throw ValidationError("unknown service '\(service)'")
         }
         let configuration = WorkerConfiguration(
             backendEndpoint: backend, concurrency: concurrency, heartbeatInterval: heartbeat.interval,
             liveness: heartbeat.liveness, maximumMessageBytes: maxMessageBytes, handlingDelay: .milliseconds(handlingDelayMs))
-        let context = try ZMQContext()
-        try await process.runServices(
-            [WorkerService(handler: handler, configuration: configuration, context: context, logger: logger)], logger: logger)
+        let worker = WorkerService(handler: handler, configuration: configuration, context: context, logger: logger)
+        try await process.runServices(publisher.map { [worker, $0] } ?? [worker], logger: logger)
     }
 }

@@ -54,8 +54,25 @@ public struct GatewayEventFeed: EventFeed {
     }
 
     public func events(service: String, after: Int64, limit: Int) throws -> EventFeedPage {
+        // Ask the gateway (which answers 8/MMI itself, at once) whether the service has a live
+        // worker: a request to a service without one would wait in the gateway's queue for the
+        // whole timeout, and the inlet thread with it. (While it waits, the SUB socket attaches no
+        // newly connected publisher, and what they send before it does is dropped by their PUB.)
+        let live = try call("mmi.service", ["service": .string(service)])
+        guard live["code"]?.stringValue == "200" else {
+            throw EventFeedError.refused(TallyError(.unavailable, "no live \(service) worker (mmi.service)"))
+        }
+        let result = try call("\(service).events", ["after": .integer(after), "limit": .integer(Int64(limit))])
+        do {
+            return try JSONDecoder().decode(EventFeedPage.self, from: JSONEncoder.tally.encode(result))
+        } catch {
+            throw EventFeedError.malformed("\(error)")
+        }
+    }
+
+    private func call(_ command: String, _ args: JSONValue) throws -> JSONValue {
         let envelope = Envelope(
-            command: "\(service).events", args: ["after": .integer(after), "limit": .integer(Int64(limit))],
+            command: command, args: args,
             deadlineMilliseconds: TallyClient.deadline(forTimeout: requester.timeout).roundedUpMilliseconds)
         let frames: [Data]
         do {
@@ -68,12 +85,7 @@ public struct GatewayEventFeed: EventFeed {
         }
         switch reply.outcome {
         case .failure(let error): throw EventFeedError.refused(error)
-        case .success(let result):
-            do {
-                return try JSONDecoder().decode(EventFeedPage.self, from: JSONEncoder.tally.encode(result))
-            } catch {
-                throw EventFeedError.malformed("\(error)")
-            }
+        case .success(let result): return result
         }
     }
 }

@@ -29,6 +29,7 @@ public enum CommandCatalog {
         Command(name: "accounts.delete", kind: .mutation, summary: "Remove one of an owner's accounts."),
         Command(name: "accounts.set_default", kind: .mutation, summary: "Make one account the owner's default."),
         Command(name: "accounts.strings", kind: .query, summary: "The add-account screens' word list in English, Japanese or Chinese."),
+        Command(name: "accounts.events", kind: .query, summary: "The accounts outbox after a sequence, for subscribers that missed an event."),
         Command(name: "currency.search", kind: .query, summary: "Find currencies by country, name, code or symbol, ranked and paged."),
         Command(name: "currency.get", kind: .query, summary: "One currency by its ISO 4217 code, retired ones included."),
         Command(name: "currency.default_for_locale", kind: .query, summary: "The currency of a locale's region."),

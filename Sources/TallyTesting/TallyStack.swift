@@ -26,6 +26,9 @@ public final class TallyStack: @unchecked Sendable {
     public let directory: URL
     public let frontend: String
     public let backend: String
+    /// Where this stack's workers publish events (the notifier's inlet); private to the stack, so
+    /// tests never publish into a notifier running on the machine.
+    public let events: String
     public let context: ZMQContext
     public private(set) var gateway: TallyProcess!
     private let lock = NSLock()
@@ -53,6 +56,7 @@ public final class TallyStack: @unchecked Sendable {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         frontend = "ipc://\(directory.path)/frontend"
         backend = "ipc://\(directory.path)/backend"
+        events = "ipc://\(directory.path)/events"
         context = try ZMQContext()
     }
 
@@ -103,6 +107,7 @@ public final class TallyStack: @unchecked Sendable {
         try launch(
             service,
             ["worker", service, "--backend", backend ?? self.backend, "--concurrency", "\(concurrency)",
+             "--events-endpoint", events,
              "--data-dir", directory.appendingPathComponent("data").path] + timing + extraArguments)
     }
 

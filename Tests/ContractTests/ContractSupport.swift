@@ -196,6 +196,7 @@ enum VaryingFields {
         "accounts.update": ["created_at", "updated_at"],
         "accounts.delete": ["created_at", "updated_at"],
         "accounts.set_default": ["created_at", "updated_at"],
+        "accounts.events": ["id", "time", "created_at", "updated_at"],
     ]
 
     /// `value` without the varying keys of `command`'s result, at any depth.

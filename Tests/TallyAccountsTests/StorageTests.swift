@@ -26,12 +26,6 @@ import Testing
         #expect(try AccountsHarness.call(reopened, "accounts.get", ["owner": "ann", "id": 1]) == wallet)
     }
 
-    @Test func timestampsAreRFC3339InUTCWithMilliseconds() {
-        #expect(Timestamp.rfc3339(0) == "1970-01-01T00:00:00.000Z")
-        #expect(Timestamp.rfc3339(1_767_225_600_123) == "2026-01-01T00:00:00.123Z")
-        #expect(Timestamp.rfc3339(1_767_225_659_007) == "2026-01-01T00:00:59.007Z")
-    }
-
     @Test func rescalingKeepsTheDecimalValueOrRefuses() throws {
         let usd = try #require(Currency.lookup("USD")), jpy = try #require(Currency.lookup("JPY")), bhd = try #require(Currency.lookup("BHD"))
         #expect(StartingBalance.rescale(1200, from: usd, to: jpy) == 12)

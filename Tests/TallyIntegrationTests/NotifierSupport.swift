@@ -5,7 +5,7 @@ import ZeroMQ
 
 /// The notifier and `tally watch` as processes of a test stack, and raw PUB/SUB peers.
 extension TallyStack {
-    var eventsEndpoint: String { "ipc://\(directory.path)/events" }
+    var eventsEndpoint: String { events }
     var alertsEndpoint: String { "ipc://\(directory.path)/alerts" }
     var dataDirectory: String { directory.appendingPathComponent("data").path }
 

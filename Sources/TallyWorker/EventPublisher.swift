@@ -1,0 +1,120 @@
+import DequeModule
+import Foundation
+import Logging
+import ServiceLifecycle
+import TallyProtocol
+import TallyStorage
+import ZeroMQ
+
+/// Publishes a worker process's committed events: one PUB socket, on a thread of its own,
+/// connected to the notifier's event inlet (so any number of workers feed one notifier).
+///
+/// Handler threads hand events over through `publish(_:)` (a locked queue and a wake-up pipe),
+/// so the socket never leaves its thread. Each message is two frames, `[type, CloudEvent JSON]`,
+/// so subscribers filter by topic prefix. Publishing is best effort: what a crash or a full queue
+/// loses, subscribers recover from the service's outbox with `<service>.events`.
+public final class EventPublisher: EventSink, Service, @unchecked Sendable {
+    public let endpoint: String
+    private let context: ZMQContext
+    private let logger: Logger
+    private let exitAfterCommit: Bool
+    private let wakeup = WakeupSignal.Repeating()
+    private let lock = NSLock()
+    private var queue: Deque<CloudEvent> = []
+    /// Events held while nothing drains them; beyond this the oldest are dropped (the outbox keeps them).
+    private let capacity = 100_000
+
+    /// - Parameter exitAfterCommit: test only: exit the process when events are committed, before
+    ///   publishing or replying, as a crash between commit and publish would.
+    public init(endpoint: String, context: ZMQContext, logger: Logger, exitAfterCommit: Bool = false) {
+        self.endpoint = endpoint
+        self.context = context
+        self.logger = logger
+        self.exitAfterCommit = exitAfterCommit
+    }
+
+    public func publish(_ events: [CloudEvent]) {
+        if exitAfterCommit {
+            logger.warning("exiting after commit, before publishing (--exit-after-commit)")
+            exit(70)
+        }
+        lock.withLock {
+            queue.append(contentsOf: events)
+            if queue.count > capacity { queue.removeFirst(queue.count - capacity) }
+        }
+        wakeup.signal()
+    }
+
+    public func run() async throws {
+        let stop = WakeupSignal()
+        try await withGracefulShutdownHandler {
+            try await DedicatedThread.run(name: "event-publisher", stoppingWith: stop) { [self] in
+                try publishLoop(until: stop)
+            }
+        } onGracefulShutdown: {
+            stop.fire()
+        }
+    }
+
+    private func publishLoop(until stop: WakeupSignal) throws {
+        let socket = try ZMQSocket(context: context, type: .pub)
+        defer { socket.close() }
+        try socket.setLinger(milliseconds: 1000)
+        try socket.connect(endpoint)
+        logger.debug("publishing events", metadata: ["endpoint": "\(endpoint)"])
+        var poller = ZMQPoller()
+        poller.add(fileDescriptor: wakeup.fileDescriptor)
+        poller.add(fileDescriptor: stop.fileDescriptor)
+        let encoder = JSONEncoder.tally
+        while true {
+            try poller.poll(timeoutMilliseconds: 1000)
+            wakeup.drain()
+            let batch: [CloudEvent] = lock.withLock {
+                defer { queue.removeAll() }
+                return Array(queue)
+            }
+            for event in batch {
+                guard let body = try? encoder.encode(event) else { continue }
+                // A PUB never blocks: with no subscriber, or past its high-water mark, it drops.
+                _ = try socket.send([Data(event.type.utf8), body], dontWait: true)
+            }
+            if stop.isFired { return }
+        }
+    }
+}
+
+extension WakeupSignal {
+    /// A self-pipe that can be signalled any number of times and drained by the polling thread.
+    public final class Repeating: @unchecked Sendable {
+        public let fileDescriptor: Int32
+        private let writeEnd: Int32
+
+        public init() {
+            var fds: [Int32] = [0, 0]
+            precondition(pipe(&fds) == 0, "pipe() failed")
+            for fd in fds {
+                _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+                _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+            }
+            fileDescriptor = fds[0]
+            writeEnd = fds[1]
+        }
+
+        deinit {
+            close(fileDescriptor)
+            close(writeEnd)
+        }
+
+        /// Makes the read end readable. A full pipe already is, so a failed write loses nothing.
+        public func signal() {
+            var byte: UInt8 = 1
+            _ = write(writeEnd, &byte, 1)
+        }
+
+        /// Empties the pipe, so the next poll waits for the next signal.
+        public func drain() {
+            var buffer = [UInt8](repeating: 0, count: 256)
+            while read(fileDescriptor, &buffer, buffer.count) > 0 {}
+        }
+    }
+}

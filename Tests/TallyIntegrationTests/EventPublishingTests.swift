@@ -1,0 +1,87 @@
+import Foundation
+import TallyProtocol
+import TallyTesting
+import Testing
+import ZeroMQ
+
+/// Workers publish committed events on PUB: two frames, `[type, CloudEvent JSON]`.
+@Suite struct EventPublishingTests {
+    @Test func anAccountsWorkerPublishesWhatItCommits() async throws {
+        let stack = try TallyStack()
+        do {
+            try await stack.startGateway()
+            let stop = WakeupSignal()
+            let arrived = ReceivedFrames()
+            // The test plays the notifier's inlet: a SUB bound where the workers publish.
+            let inlet = Task {
+                try await DedicatedThread.run(name: "test-inlet", stoppingWith: stop) { [context = stack.context, endpoint = stack.events] in
+                    let socket = try ZMQSocket(context: context, type: .sub)
+                    defer { socket.close() }
+                    try socket.bind(endpoint)
+                    try socket.subscribe(Data("accounts.".utf8))
+                    var poller = ZMQPoller()
+                    poller.add(socket)
+                    poller.add(fileDescriptor: stop.fileDescriptor)
+                    while !stop.isFired, arrived.frames == nil {
+                        try poller.poll(timeout: .milliseconds(100))
+                        if let frames = try socket.receive(dontWait: true) { arrived.frames = frames }
+                    }
+                }
+            }
+            try stack.startWorker("accounts")
+            try await stack.waitForWorkers("accounts", count: 1)
+            let client = try stack.client()
+            // PUB/SUB drops what is published before the subscription reaches the publisher, so
+            // keep changing things until one event arrives.
+            for attempt in 1...100 where arrived.frames == nil {
+                let reply = try await client.call(
+                    "accounts.create", ["owner": "ann", "name": .string("Pot \(attempt)"), "starting_balance": "1", "currency": "EUR"])
+                #expect(reply.isOK, "\(reply)")
+                try await Task.sleep(for: .milliseconds(50))
+            }
+            stop.fire()
+            try await inlet.value
+            let frames = try #require(arrived.frames, "no event reached the inlet\n\(stack.logs)")
+            #expect(frames.count == 2)
+            #expect(String(decoding: frames[0], as: UTF8.self) == "accounts.account_created")
+            let event = try JSONDecoder().decode(CloudEvent.self, from: frames[1])
+            #expect(event.type == "accounts.account_created" && event.source == "tally/accounts" && event.subject == "ann")
+            #expect(event.data["owner"] == "ann")
+            // The same event is in the outbox, with the same id.
+            let feed = try await client.call("accounts.events", ["after": .integer(event.sequence - 1), "limit": 1])
+            #expect(feed.result?["events"]?[0]?["id"]?.stringValue == event.id, "\(feed)")
+        } catch {
+            await stack.stop()
+            throw error
+        }
+        await stack.stop()
+    }
+
+    @Test func aCrashBetweenCommitAndPublishKeepsTheEventAndTheRetryAddsNone() async throws {
+        try await TallyStack.with() { stack in
+            let doomed = try stack.startWorker("accounts", extraArguments: ["--exit-after-commit"])
+            try await stack.waitForWorkers("accounts", count: 1)
+            let client = try stack.client(timeout: .seconds(15))
+            async let reply = client.call(
+                "accounts.create", ["owner": "bo", "name": "Wallet", "starting_balance": "5", "currency": "EUR"],
+                idempotencyKey: "create-wallet-1")
+            #expect(await doomed.waitForExit(timeout: .seconds(10)), "the worker exits right after its commit")
+            try stack.startWorker("accounts")
+            let answer = try await reply
+            #expect(answer.result?["name"] == "Wallet", "the retry on the next worker returns the stored result: \(answer)")
+            let feed = try await client.call("accounts.events", ["after": 0])
+            let types = feed.result?["events"]?.arrayValue?.compactMap { $0["type"]?.stringValue }
+            #expect(types == ["accounts.account_created"], "one change, one event: \(feed)")
+        }
+    }
+}
+
+/// The first message a test socket received, set on its thread and read on the test's.
+final class ReceivedFrames: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value: [Data]?
+    var frames: [Data]? {
+        get { lock.withLock { value } }
+        set { lock.withLock { value = newValue } }
+    }
+}
