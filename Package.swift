@@ -74,10 +74,18 @@ let package = Package(
         ]),
         // A client for other Swift programs: Lazy Pirate request/reply over a REQ socket.
         .target(name: "TallyClient", dependencies: ["ZeroMQ", "TallyProtocol"]),
+        // The notifier: every service's events in, alerts by rule out (notifier.sqlite, a PUB
+        // socket, and the `alerts` service); catch-up through the gateway; the `tally watch` stream.
+        .target(name: "TallyNotifier", dependencies: [
+            "ZeroMQ", "TallyProtocol", "TallyStorage", "TallyWorker", "TallyClient",
+            .product(name: "GRDB", package: "GRDB.swift"),
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+        ]),
         // The `tally` command line: every subcommand, and the process supervisor behind `tally up`.
         .target(name: "TallyCLI", dependencies: [
             "ZeroMQ", "TallyProtocol", "TallyWorker", "TallyGateway", "TallyCalc", "TallyAccounts", "TallyClient",
-            "TallyCurrency", "TallyMoney", "TallyShopping",
+            "TallyCurrency", "TallyMoney", "TallyShopping", "TallyNotifier",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -109,6 +117,10 @@ let package = Package(
         ]),
         .testTarget(name: "TallyShoppingTests", dependencies: [
             "TallyShopping", "TallyMoney", "TallyProtocol", "TallyStorage", "TallyTesting",
+            .product(name: "GRDB", package: "GRDB.swift"),
+        ]),
+        .testTarget(name: "TallyNotifierTests", dependencies: [
+            "TallyNotifier", "TallyProtocol", "TallyStorage", "TallyTesting",
             .product(name: "GRDB", package: "GRDB.swift"),
         ]),
         .testTarget(name: "TallyIntegrationTests", dependencies: ["TallyTesting", "TallyClient", "TallyProtocol", "ZeroMQ"]),

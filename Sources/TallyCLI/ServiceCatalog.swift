@@ -1,6 +1,7 @@
 import TallyAccounts
 import TallyCalc
 import TallyCurrency
+import TallyNotifier
 import TallyShopping
 import TallyStorage
 import TallyWorker
@@ -15,9 +16,15 @@ enum ServiceCatalog {
         case "accounts": try AccountsService(dataDirectory: dataDirectory, eventSink: options.eventSink)
         case "currency": try CurrencyService(dataDirectory: dataDirectory, chunkDelay: options.currencyLoadDelay)
         case "shopping": try ShoppingService(dataDirectory: dataDirectory, eventSink: options.eventSink)
+        // Read replicas of the notifier's alerts.list, on <data-dir>/notifier.sqlite; the
+        // notifier process (`tally notifier`) serves it too, so `tally up` starts no extra worker.
+        case "alerts": try AlertsService(dataDirectory: dataDirectory)
         default: nil
         }
     }
+
+    /// Every service `tally worker` accepts: those of `tally up`, and `alerts` (served by the notifier).
+    static var workerServices: [String] { all + ["alerts"] }
 
     /// Every service `tally up` starts one worker of.
     static let all = ["calc", "accounts", "currency", "shopping"]

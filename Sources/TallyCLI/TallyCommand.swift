@@ -10,7 +10,10 @@ public struct TallyCommand: AsyncParsableCommand {
               tally call calc.tip '{"amount":"84.00","tip_percent":"18","split":3,"currency":"USD"}'
             In production run `tally gateway` once and `tally worker <service>` as often as needed.
             """,
-        subcommands: [UpCommand.self, GatewayCommand.self, WorkerCommand.self, CallCommand.self, CurrencyCommand.self]
+        subcommands: [
+            UpCommand.self, GatewayCommand.self, WorkerCommand.self, CallCommand.self, CurrencyCommand.self, NotifierCommand.self,
+            WatchCommand.self,
+        ]
     )
 
     public init() {}

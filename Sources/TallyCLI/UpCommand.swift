@@ -4,7 +4,7 @@ import Foundation
 struct UpCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "up",
-        abstract: "Run the whole stack on this machine: the gateway and one worker of each service.",
+        abstract: "Run the whole stack on this machine: the gateway, one worker of each service and the notifier.",
         discussion: """
             Each process runs as a child of this one, its log lines prefixed with its name. A child
             that dies is restarted; Ctrl-C or SIGTERM stops them all.
@@ -36,6 +36,11 @@ struct UpCommand: AsyncParsableCommand {
                 name: service,
                 arguments: ["worker", service, "--backend", backend, "--data-dir", dataDir, "--concurrency", "\(concurrency)"] + shared))
         }
+        children.append(ChildSpec(
+            name: "notifier",
+            arguments: ["notifier", "--frontend", frontend, "--backend", backend, "--data-dir", dataDir,
+                        "--events-endpoint", NotifierDefaults.eventsEndpoint, "--alerts-endpoint", NotifierDefaults.alertsEndpoint]
+                + shared))
         logger.info("starting", metadata: ["frontend": "\(frontend)", "data_dir": "\(dataDir)"])
         try await process.runServices([ProcessSupervisor(children: children, logger: logger)], logger: logger)
     }

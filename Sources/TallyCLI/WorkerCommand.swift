@@ -40,8 +40,8 @@ struct WorkerCommand: AsyncParsableCommand {
     @OptionGroup var process: ProcessOptions
 
     func validate() throws {
-        guard ServiceCatalog.all.contains(service) else {
-            throw ValidationError("unknown service '\(service)'; choose one of \(ServiceCatalog.all.joined(separator: ", "))")
+        guard ServiceCatalog.workerServices.contains(service) else {
+            throw ValidationError("unknown service '\(service)'; choose one of \(ServiceCatalog.workerServices.joined(separator: ", "))")
         }
         guard (1...256).contains(concurrency) else { throw ValidationError("--concurrency must be from 1 to 256") }
     }

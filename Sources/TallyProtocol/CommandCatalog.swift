@@ -49,6 +49,7 @@ public enum CommandCatalog {
         Command(name: "shopping.set_preferences", kind: .mutation, summary: "Turn shopping memory, price comparison or auto-removal on or off."),
         Command(name: "shopping.price_history", kind: .query, summary: "What an owner paid for an item, newest first."),
         Command(name: "shopping.events", kind: .query, summary: "The shopping service's domain events after a sequence number, oldest first."),
+        Command(name: "alerts.list", kind: .query, summary: "Stored alerts after a sequence, by kind or owner, a page at a time."),
         Command(name: "system.ping", kind: .query, summary: "Liveness of the gateway."),
         Command(name: "system.services", kind: .query, summary: "Each service with its workers, queue and counters."),
         Command(name: "mmi.service", kind: .query, summary: "8/MMI: whether a service has a live worker."),

@@ -1,0 +1,71 @@
+import ArgumentParser
+import TallyNotifier
+import TallyWorker
+import ZeroMQ
+
+/// Defaults of the notifier's endpoints, overridable by environment variables.
+enum NotifierDefaults {
+    static var eventsEndpoint: String { EnvironmentDefaults.eventsEndpoint }
+    static var alertsEndpoint: String { EnvironmentDefaults.string("TALLY_ALERTS_ENDPOINT", "tcp://127.0.0.1:5558") }
+    static var catchUpMilliseconds: Int { EnvironmentDefaults.int("TALLY_CATCH_UP_MS", 5000) }
+}
+
+struct NotifierCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "notifier",
+        abstract: "Take every service's events, derive alerts by rule, store and publish them, and serve alerts.list.",
+        discussion: """
+            Workers' PUB sockets connect to --events-endpoint, where the notifier binds a SUB socket.
+            Each event is handled once (by event id); a hole in a service's sequence, and a periodic
+            check of every source, are filled by calling <service>.events through the gateway.
+            Alerts go to <data-dir>/notifier.sqlite and out on --alerts-endpoint (PUB) with topics
+            alert.<kind>; every event is forwarded there as event.<type>. The notifier also serves
+            the alerts service to the gateway's --backend.
+            """)
+
+    @Option(help: "Where to bind the SUB socket workers publish events to. Env: TALLY_EVENTS_ENDPOINT.")
+    var eventsEndpoint: String = NotifierDefaults.eventsEndpoint
+
+    @Option(help: "Where to bind the PUB socket of alerts and forwarded events. Env: TALLY_ALERTS_ENDPOINT.")
+    var alertsEndpoint: String = NotifierDefaults.alertsEndpoint
+
+    @Option(help: "The gateway's client endpoint, for catch-up calls. Env: TALLY_GATEWAY_FRONTEND.")
+    var frontend: String = EnvironmentDefaults.frontend
+
+    @Option(help: "The gateway's worker endpoint, to serve the alerts service. Env: TALLY_GATEWAY_BACKEND.")
+    var backend: String = EnvironmentDefaults.backend
+
+    @Option(help: "Directory of notifier.sqlite. Env: TALLY_DATA_DIR.")
+    var dataDir: String = EnvironmentDefaults.dataDirectory
+
+    @Option(help: "Milliseconds between checks of every source for events not seen. Env: TALLY_CATCH_UP_MS.")
+    var catchUpMs: Int = NotifierDefaults.catchUpMilliseconds
+
+    @Option(help: "Milliseconds one catch-up call waits for the gateway.")
+    var catchUpTimeoutMs: Int = 2000
+
+    @OptionGroup var heartbeat: HeartbeatOptions
+
+    @OptionGroup var process: ProcessOptions
+
+    func validate() throws {
+        guard catchUpMs >= 10 else { throw ValidationError("--catch-up-ms must be at least 10") }
+        guard catchUpTimeoutMs >= 10 else { throw ValidationError("--catch-up-timeout-ms must be at least 10") }
+    }
+
+    func run() async throws {
+        let logger = process.bootstrap(label: "tally.notifier")
+        let store = try NotifierStore(directory: dataDir)
+        let context = try ZMQContext()
+        let configuration = NotifierConfiguration(
+            eventsEndpoint: eventsEndpoint, alertsEndpoint: alertsEndpoint, frontendEndpoint: frontend,
+            catchUpInterval: .milliseconds(catchUpMs), catchUpTimeout: .milliseconds(catchUpTimeoutMs))
+        let workers = WorkerConfiguration(
+            backendEndpoint: backend, heartbeatInterval: heartbeat.interval, liveness: heartbeat.liveness)
+        try await process.runServices(
+            [
+                NotifierService(store: store, configuration: configuration, context: context, logger: logger),
+                WorkerService(handler: AlertsService(store: store), configuration: workers, context: context, logger: logger),
+            ], logger: logger)
+    }
+}

@@ -1,0 +1,69 @@
+import Foundation
+import TallyProtocol
+
+/// What the notifier tells people: one alert, derived by a rule from one event, stored in
+/// `notifier.sqlite` under a sequence number and published on topic `alert.<kind>`.
+public struct Alert: Codable, Sendable, Equatable {
+    /// The notifier's own numbering: strictly increasing, one per stored alert.
+    public var sequence: Int64
+    public var kind: String
+    public var owner: String
+    public var text: String
+    /// When the event that caused it happened (the event's `time`).
+    public var time: String
+    /// The event's `source`, such as `tally/shopping`.
+    public var source: String
+    public var eventID: String
+    public var data: JSONValue
+
+    public init(
+        sequence: Int64, kind: String, owner: String, text: String, time: String, source: String, eventID: String,
+        data: JSONValue
+    ) {
+        self.sequence = sequence
+        self.kind = kind
+        self.owner = owner
+        self.text = text
+        self.time = time
+        self.source = source
+        self.eventID = eventID
+        self.data = data
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case sequence, kind, owner, text, time, source
+        case eventID = "event_id"
+        case data
+    }
+
+    /// The PUB topic: `alert.<kind>`.
+    public var topic: String { "alert.\(kind)" }
+
+    public func encoded() -> Data { (try? JSONEncoder.tally.encode(self)) ?? Data() }
+}
+
+/// What a rule makes of an event, before it is stored and numbered.
+public struct AlertDraft: Sendable, Equatable {
+    public var kind: String
+    public var owner: String
+    public var text: String
+    public var data: JSONValue
+
+    public init(kind: String, owner: String, text: String, data: JSONValue) {
+        self.kind = kind
+        self.owner = owner
+        self.text = text
+        self.data = data
+    }
+}
+
+/// Topics on the notifier's PUB socket.
+public enum NotifierTopic {
+    /// Every event the notifier handles, forwarded: `event.<type>`.
+    public static func event(_ type: String) -> String { "event.\(type)" }
+    /// Every alert: `alert.<kind>`.
+    public static let alertPrefix = "alert."
+    /// Once a second: `{"last_alert_sequence": N}`, so a subscriber notices alerts it missed
+    /// (published while it was reconnecting, or stored by a notifier that died before publishing).
+    public static let heartbeat = "notifier.heartbeat"
+}

@@ -1,0 +1,109 @@
+import Foundation
+import TallyClient
+import TallyProtocol
+import ZeroMQ
+
+/// `tally watch`'s loop, on a dedicated thread owning a SUB socket on the notifier's PUB and,
+/// while fetching, a REQ socket to the gateway (`alerts.list`). See `WatchSeam` for the seam.
+public struct AlertWatcher: Sendable {
+    public var alertsEndpoint: String
+    public var gatewayEndpoint: String
+    public var since: Int64?
+    public var topicPrefix: String
+    public var callTimeout: Duration
+    /// How long to wait before fetching again after the gateway did not answer.
+    public var retryDelay: Duration
+
+    public init(
+        alertsEndpoint: String, gatewayEndpoint: String, since: Int64?, topicPrefix: String,
+        callTimeout: Duration = .seconds(3), retryDelay: Duration = .seconds(1)
+    ) {
+        self.alertsEndpoint = alertsEndpoint
+        self.gatewayEndpoint = gatewayEndpoint
+        self.since = since
+        self.topicPrefix = topicPrefix
+        self.callTimeout = callTimeout
+        self.retryDelay = retryDelay
+    }
+
+    /// Runs until `stop` fires, calling `show` for each alert in order and `warn` for trouble.
+    public func run(
+        context: ZMQContext, stop: WakeupSignal, show: (Alert) -> Void, warn: (String) -> Void
+    ) throws {
+        let socket = try ZMQSocket(context: context, type: .sub)
+        defer { socket.close() }
+        try socket.setLinger(milliseconds: 0)
+        try socket.setHighWaterMarks(send: 1000, receive: 100_000)
+        try socket.subscribe(Data(NotifierTopic.alertPrefix.utf8))
+        try socket.subscribe(Data(NotifierTopic.heartbeat.utf8))
+        // Subscribe first, fetch second (the Clone pattern): what is published meanwhile waits in the socket.
+        try socket.connect(alertsEndpoint)
+
+        let requester = LazyPirateRequester(context: context, endpoint: gatewayEndpoint, timeout: callTimeout, tries: 1)
+        var seam = WatchSeam(since: since, topicPrefix: topicPrefix)
+        let clock = ContinuousClock()
+        var fetchWanted = true
+        var nextFetch = clock.now
+        var warnedUnreachable = false
+
+        func fetch() {
+            do {
+                let baselineOnly = seam.covered == nil
+                while !stop.isFired {
+                    let after = seam.covered ?? Int64.max
+                    let page = try list(requester, after: after, limit: baselineOnly ? 1 : 500, stop: stop)
+                    for alert in seam.apply(page, baselineOnly: baselineOnly) { show(alert) }
+                    if baselineOnly || !page.more { break }
+                }
+                fetchWanted = false
+                if warnedUnreachable { warn("alerts.list answers again; caught up") }
+                warnedUnreachable = false
+            } catch {
+                if !warnedUnreachable { warn("cannot fetch stored alerts (\(error)); retrying, and showing live alerts meanwhile") }
+                warnedUnreachable = true
+                nextFetch = clock.now + retryDelay
+            }
+        }
+
+        while !stop.isFired {
+            if fetchWanted && clock.now >= nextFetch { fetch() }
+            var poller = ZMQPoller()
+            let index = poller.add(socket)
+            poller.add(fileDescriptor: stop.fileDescriptor)
+            try poller.poll(timeout: fetchWanted ? max(.milliseconds(1), nextFetch - clock.now) : .milliseconds(500))
+            if stop.isFired { break }
+            guard poller.isReadable(index) else { continue }
+            while let frames = try socket.receive(dontWait: true) {
+                guard frames.count == 2 else { continue }
+                let topic = String(decoding: frames[0], as: UTF8.self)
+                if topic == NotifierTopic.heartbeat {
+                    if let last = (try? JSONDecoder().decode(JSONValue.self, from: frames[1]))?["last_alert_sequence"]?.intValue,
+                        seam.needsFetch(lastAlertSequence: last)
+                    {
+                        fetchWanted = true
+                    }
+                    continue
+                }
+                guard let alert = try? JSONDecoder().decode(Alert.self, from: frames[1]) else { continue }
+                switch seam.live(alert) {
+                case .show(let alert): show(alert)
+                case .skip: break
+                case .fetch: fetchWanted = true
+                }
+            }
+        }
+    }
+
+    private func list(_ requester: LazyPirateRequester, after: Int64, limit: Int, stop: WakeupSignal) throws -> AlertPage {
+        let envelope = Envelope(
+            command: "alerts.list", args: ["after": .integer(after), "limit": .integer(Int64(limit))],
+            deadlineMilliseconds: TallyClient.deadline(forTimeout: callTimeout).roundedUpMilliseconds)
+        let frames = try requester.request(envelope.encoded(), stop: stop)
+        guard frames.count == 1 else { throw ClientError.malformedReply("\(frames.count) frames") }
+        let reply = try Reply.decode(frames[0])
+        switch reply.outcome {
+        case .failure(let error): throw error
+        case .success(let result): return try JSONDecoder().decode(AlertPage.self, from: JSONEncoder.tally.encode(result))
+        }
+    }
+}

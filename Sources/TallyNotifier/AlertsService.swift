@@ -1,0 +1,41 @@
+import Foundation
+import TallyProtocol
+import TallyStorage
+import TallyWorker
+
+/// The `alerts` service: stored alerts, for a client that was offline (or a `tally watch` that
+/// found a gap) to catch up. Served by the notifier process, and by `tally worker alerts`
+/// replicas that read the same `notifier.sqlite`.
+public struct AlertsService: ServiceHandler {
+    public let serviceName = "alerts"
+    public let commands: CommandTable
+
+    static let defaultLimit = 100
+    static let largestLimit = 500
+
+    public init(store: NotifierStore) {
+        var commands = CommandTable()
+        commands.register("alerts.list") { args, _ in try Self.list(args, store) }
+        self.commands = commands
+    }
+
+    /// Opens (creating and migrating if needed) `<directory>/notifier.sqlite`.
+    public init(dataDirectory: String) throws {
+        self.init(store: try NotifierStore(directory: dataDirectory))
+    }
+
+    /// `alerts.list`: alerts after a sequence, oldest first, optionally of one kind or owner, a page at a time.
+    static func list(_ args: Arguments, _ store: NotifierStore) throws -> AlertPage {
+        try args.allowOnly(["after", "kind", "owner", "limit"])
+        let after = try args.optionalInteger("after", in: 0...Int.max) ?? 0
+        let limit = try args.optionalInteger("limit", in: 1...largestLimit) ?? defaultLimit
+        let kind = try args.optionalString("kind")
+        let owner = try args.optionalString("owner")
+        for (key, value) in [("kind", kind), ("owner", owner)] {
+            if let value, value.isEmpty || value.utf8.count > 128 {
+                throw TallyError.invalidArgument("\(key) must be 1 to 128 bytes", field: args.field(key))
+            }
+        }
+        return try store.alerts(after: Int64(after), kind: kind, owner: owner, limit: limit)
+    }
+}

@@ -1,0 +1,109 @@
+import Foundation
+import Logging
+import TallyProtocol
+
+/// The notifier's logic, without sockets: handles each event once, notices holes in a source's
+/// sequence, and fills them from the source's event feed. Runs on one thread (the inlet's).
+///
+/// Why it cannot lose an event: a source's watermark (`NotifierStore.watermark`) only moves over
+/// sequences actually handled, in the same transaction that handles them. A publish lost to a
+/// crash, a notifier that was down, a slow-joining PUB — each leaves the watermark below the
+/// service's last sequence, and the next catch-up (on the gap, or periodic) fetches from there.
+/// Why it cannot alert twice: handling is keyed by event id in that same transaction.
+public final class EventProcessor {
+    public typealias Publish = (_ topic: String, _ body: Data) -> Void
+
+    let store: NotifierStore
+    let feed: any EventFeed
+    let publish: Publish
+    let logger: Logger
+    /// Events asked for per catch-up call.
+    let pageSize: Int
+    /// After a failed catch-up of a source, wait this long (doubling, up to `maximumBackoff`) before asking again.
+    let initialBackoff: Duration
+    let maximumBackoff: Duration
+    /// Services the catalog says have an event feed; checked even before any of their events arrives.
+    let catalogSources: [String]
+
+    private let clock = ContinuousClock()
+    private var backoff: [String: (until: ContinuousClock.Instant, delay: Duration)] = [:]
+
+    public init(
+        store: NotifierStore, feed: any EventFeed, catalogSources: [String], pageSize: Int = 100,
+        initialBackoff: Duration = .seconds(1), maximumBackoff: Duration = .seconds(30), logger: Logger,
+        publish: @escaping Publish
+    ) {
+        self.store = store
+        self.feed = feed
+        self.catalogSources = catalogSources
+        self.pageSize = pageSize
+        self.initialBackoff = initialBackoff
+        self.maximumBackoff = maximumBackoff
+        self.logger = logger
+        self.publish = publish
+    }
+
+    /// Takes one event from the inlet: if it shows a hole before it, catches up first; then handles it.
+    public func receive(_ event: NotifiedEvent) {
+        let source = event.service
+        if let watermark = try? store.watermark(of: source), event.sequence > watermark + 1,
+            (try? store.hasHandled(eventID: event.id)) != true
+        {
+            logger.info(
+                "gap in events; catching up",
+                metadata: ["source": "\(source)", "handled_through": "\(watermark)", "received": "\(event.sequence)"])
+            catchUp(source, force: true)
+        }
+        handle(event)
+    }
+
+    /// Asks every source for events after its watermark: the catalog's event feeds and every source seen.
+    public func checkAllSources() {
+        let seen = (try? store.knownSources()) ?? []
+        for source in Set(catalogSources + seen).sorted() { catchUp(source, force: false) }
+    }
+
+    /// Fetches and handles `source`'s events after its watermark until there are no more.
+    /// Returns whether the feed answered. A source that failed is left alone for a backoff, unless `force`.
+    @discardableResult
+    public func catchUp(_ source: String, force: Bool) -> Bool {
+        if !force, let wait = backoff[source], clock.now < wait.until { return false }
+        do {
+            var after = try store.watermark(of: source)
+            while true {
+                let page = try feed.events(service: source, after: after, limit: pageSize)
+                for event in page.events.sorted(by: { $0.sequence < $1.sequence }) { handle(event) }
+                guard let last = page.events.map(\.sequence).max(), last > after, last < page.lastSequence else { break }
+                after = last
+            }
+            backoff[source] = nil
+            return true
+        } catch {
+            let delay = backoff[source].map { min($0.delay * 2, maximumBackoff) } ?? initialBackoff
+            backoff[source] = (clock.now + delay, delay)
+            logger.log(
+                level: backoff[source]?.delay == initialBackoff ? .warning : .debug, "could not catch up on events",
+                metadata: ["source": "\(source)", "error": "\(error)", "retry_in": "\(delay)"])
+            return false
+        }
+    }
+
+    /// Handles one event exactly once, then forwards it and publishes its alerts.
+    func handle(_ event: NotifiedEvent) {
+        do {
+            switch try store.handle(event) {
+            case .duplicate:
+                logger.debug("duplicate event ignored", metadata: ["id": "\(event.id)", "type": "\(event.type)"])
+            case .handled(let alerts):
+                publish(NotifierTopic.event(event.type), event.encoded())
+                for alert in alerts {
+                    publish(alert.topic, alert.encoded())
+                    logger.info("alert", metadata: ["sequence": "\(alert.sequence)", "kind": "\(alert.kind)", "owner": "\(alert.owner)"])
+                }
+            }
+        } catch {
+            // Not handled, so the watermark did not move: the next catch-up brings the event back.
+            logger.error("could not record event", metadata: ["id": "\(event.id)", "error": "\(error)"])
+        }
+    }
+}

@@ -1,0 +1,149 @@
+import Foundation
+import Logging
+import ServiceLifecycle
+import TallyProtocol
+import ZeroMQ
+
+/// How the notifier listens, publishes and catches up.
+public struct NotifierConfiguration: Sendable {
+    /// Where the notifier binds its SUB socket and every worker's PUB connects: `tcp://127.0.0.1:5557`.
+    public var eventsEndpoint: String
+    /// Where the notifier binds its PUB socket of events and alerts: `tcp://127.0.0.1:5558`.
+    public var alertsEndpoint: String
+    /// The gateway's client endpoint, for `<service>.events` catch-up calls.
+    public var frontendEndpoint: String
+    /// How often every source is asked for events the notifier has not seen.
+    public var catchUpInterval: Duration
+    /// How long one catch-up call may wait for the gateway.
+    public var catchUpTimeout: Duration
+    /// How often the PUB socket says `notifier.heartbeat` with the last alert sequence.
+    public var heartbeatInterval: Duration
+    /// Messages the SUB socket queues before dropping (the periodic check fetches what is dropped).
+    public var receiveHighWaterMark: Int32
+
+    public init(
+        eventsEndpoint: String = "tcp://127.0.0.1:5557", alertsEndpoint: String = "tcp://127.0.0.1:5558",
+        frontendEndpoint: String = "tcp://127.0.0.1:5555", catchUpInterval: Duration = .seconds(5),
+        catchUpTimeout: Duration = .seconds(2), heartbeatInterval: Duration = .seconds(1),
+        receiveHighWaterMark: Int32 = 100_000
+    ) {
+        self.eventsEndpoint = eventsEndpoint
+        self.alertsEndpoint = alertsEndpoint
+        self.frontendEndpoint = frontendEndpoint
+        self.catchUpInterval = catchUpInterval
+        self.catchUpTimeout = catchUpTimeout
+        self.heartbeatInterval = heartbeatInterval
+        self.receiveHighWaterMark = receiveHighWaterMark
+    }
+
+    /// Services with a `<name>.events` command in the catalog.
+    public static var catalogEventSources: [String] {
+        CommandCatalog.commands.filter { $0.name.hasSuffix(".events") }.map { String(Envelope.service(of: $0.name)) }
+    }
+}
+
+/// The notifier's inlet: one dedicated thread owning the SUB socket (events in), the PUB socket
+/// (events forwarded, alerts, heartbeats out) and, during catch-up, a REQ socket to the gateway.
+public struct NotifierService: Service {
+    let store: NotifierStore
+    let configuration: NotifierConfiguration
+    let context: ZMQContext
+    let logger: Logger
+
+    public init(store: NotifierStore, configuration: NotifierConfiguration, context: ZMQContext, logger: Logger) {
+        self.store = store
+        self.configuration = configuration
+        self.context = context
+        self.logger = logger
+    }
+
+    public func run() async throws {
+        let stop = WakeupSignal()
+        try await withGracefulShutdownHandler {
+            try await DedicatedThread.run(name: "notifier-inlet", stoppingWith: stop) { [self] in
+                try self.loop(stop: stop)
+            }
+        } onGracefulShutdown: {
+            stop.fire()
+        }
+        logger.info("notifier stopped")
+    }
+
+    private func loop(stop: WakeupSignal) throws {
+        let inlet = try ZMQSocket(context: context, type: .sub)
+        defer { inlet.close() }
+        try inlet.setLinger(milliseconds: 0)
+        try inlet.setHighWaterMarks(send: 1000, receive: configuration.receiveHighWaterMark)
+        try inlet.subscribe()
+        try inlet.bind(configuration.eventsEndpoint)
+
+        let outlet = try ZMQSocket(context: context, type: .pub)
+        defer { outlet.close() }
+        // A little linger so the last alerts reach subscribers on a clean stop.
+        try outlet.setLinger(milliseconds: 200)
+        try outlet.setHighWaterMarks(send: 100_000, receive: 1000)
+        try outlet.bind(configuration.alertsEndpoint)
+
+        let logger = self.logger
+        let processor = EventProcessor(
+            store: store,
+            feed: GatewayEventFeed(
+                context: context, endpoint: configuration.frontendEndpoint, timeout: configuration.catchUpTimeout, stop: stop),
+            catalogSources: NotifierConfiguration.catalogEventSources,
+            initialBackoff: max(configuration.catchUpInterval, .milliseconds(100)),
+            logger: logger
+        ) { topic, body in
+            do { try outlet.send([Data(topic.utf8), body], dontWait: true) } catch {
+                logger.warning("could not publish", metadata: ["topic": "\(topic)", "error": "\(error)"])
+            }
+        }
+        logger.info(
+            "notifier ready",
+            metadata: [
+                "events": "\(configuration.eventsEndpoint)", "alerts": "\(configuration.alertsEndpoint)",
+                "frontend": "\(configuration.frontendEndpoint)", "catch_up_every": "\(configuration.catchUpInterval)",
+            ])
+
+        let clock = ContinuousClock()
+        // The first check runs at once: whatever happened while the notifier was down is fetched now.
+        var nextCheck = clock.now
+        var nextHeartbeat = clock.now
+        while !stop.isFired {
+            var poller = ZMQPoller()
+            let inletIndex = poller.add(inlet)
+            poller.add(fileDescriptor: stop.fileDescriptor)
+            let wait = max(.zero, min(nextCheck, nextHeartbeat) - clock.now)
+            try poller.poll(timeout: wait)
+            if stop.isFired { break }
+            if poller.isReadable(inletIndex) {
+                // Drain what is queued, but not forever, so timers still run under a flood.
+                var budget = 1000
+                while budget > 0, let frames = try inlet.receive(dontWait: true) {
+                    budget -= 1
+                    guard let body = frames.last, frames.count == 2 else {
+                        logger.warning("event of \(frames.count) frames ignored; expected [type, event JSON]")
+                        continue
+                    }
+                    do {
+                        processor.receive(try NotifiedEvent.decode(body))
+                    } catch {
+                        logger.warning(
+                            "unreadable event ignored",
+                            metadata: ["topic": "\(String(decoding: frames[0].prefix(100), as: UTF8.self))", "error": "\(error)"])
+                    }
+                }
+            }
+            if clock.now >= nextCheck {
+                processor.checkAllSources()
+                nextCheck = clock.now + configuration.catchUpInterval
+            }
+            if clock.now >= nextHeartbeat {
+                if let last = try? store.lastAlertSequence() {
+                    let body = (try? JSONEncoder.tally.encode(["last_alert_sequence": last])) ?? Data()
+                    _ = try? outlet.send([Data(NotifierTopic.heartbeat.utf8), body], dontWait: true)
+                }
+                nextHeartbeat = clock.now + configuration.heartbeatInterval
+            }
+        }
+    }
+}

@@ -1,0 +1,131 @@
+import Foundation
+import TallyProtocol
+import TallyTesting
+import ZeroMQ
+
+/// The notifier and `tally watch` as processes of a test stack, and raw PUB/SUB peers.
+extension TallyStack {
+    var eventsEndpoint: String { events }
+    var alertsEndpoint: String { "ipc://\(directory.path)/alerts" }
+    var dataDirectory: String { directory.appendingPathComponent("data").path }
+
+    /// Starts `tally notifier` on the stack's endpoints and waits until it serves `alerts`.
+    @discardableResult
+    func startNotifier(catchUpMs: Int = 200, expectWorkers: Int = 1) async throws -> TallyProcess {
+        let process = try launch(
+            "notifier",
+            ["notifier", "--events-endpoint", eventsEndpoint, "--alerts-endpoint", alertsEndpoint,
+             "--frontend", frontend, "--backend", backend, "--data-dir", dataDirectory,
+             "--catch-up-ms", "\(catchUpMs)", "--catch-up-timeout-ms", "1000",
+             "--heartbeat-ms", "\(options.heartbeat.roundedUpMilliseconds)", "--liveness", "\(options.liveness)"])
+        try await waitForWorkers("alerts", count: expectWorkers)
+        return process
+    }
+
+    /// Starts `tally watch --json` against this stack.
+    func startWatch(_ arguments: [String]) throws -> TallyProcess {
+        try launch(
+            "watch",
+            ["watch", "--json", "--alerts-endpoint", alertsEndpoint, "--endpoint", frontend, "--timeout-ms", "1000"] + arguments)
+    }
+
+    /// Publishes events as a worker does: a PUB socket connected to the inlet, `[type, event JSON]`.
+    func publish(_ events: [JSONValue]) async throws {
+        let endpoint = eventsEndpoint
+        let context = self.context
+        try await DedicatedThread.run(name: "test-publisher") {
+            let socket = try ZMQSocket(context: context, type: .pub)
+            defer { socket.close() }
+            try socket.setLinger(milliseconds: 2000)
+            try socket.connect(endpoint)
+            // A PUB drops what it sends before the subscriber's subscription reaches it.
+            Thread.sleep(forTimeInterval: 0.4)
+            for event in events {
+                try socket.send([Data((event["type"]?.stringValue ?? "").utf8), try JSONEncoder.tally.encode(event)])
+            }
+        }
+    }
+}
+
+/// The alerts a `tally watch --json` process has printed, in order.
+func watchedAlerts(_ process: TallyProcess) -> [JSONValue] {
+    process.log.split(separator: "\n").compactMap { line in
+        guard line.hasPrefix("{") else { return nil }
+        return try? JSONDecoder().decode(JSONValue.self, from: Data(line.utf8))
+    }
+}
+
+func sequences(_ alerts: [JSONValue]) -> [Int64] { alerts.compactMap { $0["sequence"]?.intValue } }
+
+/// A `shopping.price_changed` event as the shopping service publishes it.
+func priceChanged(_ sequence: Int64, item: String = "Milk", id: String? = nil, direction: String = "higher") -> JSONValue {
+    [
+        "specversion": "1.0", "id": .string(id ?? "evt-\(item.lowercased())-\(sequence)"), "source": "tally/shopping",
+        "type": "shopping.price_changed", "time": "2026-11-21T10:00:00.000Z", "subject": "ann/item-1",
+        "datacontenttype": "application/json", "sequence": .integer(sequence),
+        "data": [
+            "owner": "ann", "item_name": .string(item), "price": "1.29", "previous_price": "1.19", "currency": "EUR",
+            "direction": .string(direction),
+        ],
+    ]
+}
+
+/// A service's stored events, served as `<service>.events` by a raw MDP worker in the test.
+final class EventFeedStub: @unchecked Sendable {
+    private let lock = NSLock()
+    private var stored: [JSONValue] = []
+    private var afters: [Int64] = []
+
+    func add(_ events: JSONValue...) { lock.withLock { stored += events } }
+    var requestedAfter: [Int64] { lock.withLock { afters } }
+
+    func answer(_ body: Data) -> Data {
+        let envelope = (try? JSONDecoder().decode(JSONValue.self, from: body)) ?? [:]
+        let after = envelope["args"]?["after"]?.intValue ?? 0
+        let limit = envelope["args"]?["limit"]?.intValue ?? 100
+        let (events, last): ([JSONValue], Int64) = lock.withLock {
+            afters.append(after)
+            let newer = stored.filter { ($0["sequence"]?.intValue ?? 0) > after }.prefix(Int(limit))
+            return (Array(newer), stored.compactMap { $0["sequence"]?.intValue }.max() ?? 0)
+        }
+        let result: JSONValue = ["events": .array(events), "last_sequence": .integer(last)]
+        return (try? Reply.success(id: envelope["id"]?.stringValue, result: result)) ?? Data()
+    }
+}
+
+/// A raw SUB socket on the notifier's PUB, collecting `[topic, body]` on a thread of its own.
+final class RawSubscriber: @unchecked Sendable {
+    private let lock = NSLock()
+    private var messages: [(topic: String, body: JSONValue)] = []
+    private let stop = WakeupSignal()
+    private var task: Task<Void, Error>?
+
+    init(endpoint: String, prefix: String, context: ZMQContext) {
+        let stop = self.stop
+        task = Task {
+            try await DedicatedThread.run(name: "test-subscriber", stoppingWith: stop) {
+                let socket = try ZMQSocket(context: context, type: .sub)
+                defer { socket.close() }
+                try socket.subscribe(Data(prefix.utf8))
+                try socket.connect(endpoint)
+                while !stop.isFired {
+                    var poller = ZMQPoller()
+                    poller.add(socket)
+                    poller.add(fileDescriptor: stop.fileDescriptor)
+                    try poller.poll(timeout: .milliseconds(100))
+                    while let frames = try socket.receive(dontWait: true), frames.count == 2 {
+                        let body = (try? JSONDecoder().decode(JSONValue.self, from: frames[1])) ?? .null
+                        self.lock.withLock { self.messages.append((String(decoding: frames[0], as: UTF8.self), body)) }
+                    }
+                }
+            }
+        }
+    }
+
+    var received: [(topic: String, body: JSONValue)] { lock.withLock { messages } }
+
+    func close() async {
+        stop.fire()
+        _ = try? await task?.value
+    }
+}

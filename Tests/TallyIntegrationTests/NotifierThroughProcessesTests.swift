@@ -1,0 +1,121 @@
+import Foundation
+import TallyProtocol
+import TallyTesting
+import Testing
+
+/// The notifier and `tally watch` as real processes: events from a raw PUB in the test, alerts
+/// at a `tally watch --json` process, catch-up through the gateway from a raw MDP worker.
+@Suite struct NotifierThroughProcessesTests {
+    @Test func oneEventGivesExactlyOneAlertAndADuplicateGivesNone() async throws {
+        try await TallyStack.with() { stack in
+            try await stack.startNotifier()
+            let watch = try stack.startWatch(["--since", "0"])
+            try await stack.publish([priceChanged(1)])
+            try await stack.waitUntil("the watch shows the alert") { watchedAlerts(watch).count >= 1 }
+            let alert = watchedAlerts(watch)[0]
+            #expect(alert["kind"] == "price_higher")
+            #expect(alert["owner"] == "ann")
+            #expect(alert["text"] == "Milk cost more than last time: 1.29 EUR (was 1.19 EUR)")
+            #expect(alert["event_id"] == "evt-milk-1")
+            #expect(alert["source"] == "tally/shopping")
+
+            // The same event again, then another one: only the other one alerts.
+            try await stack.publish([priceChanged(1), priceChanged(2, item: "Bread")])
+            try await stack.waitUntil("the watch shows the second alert") { watchedAlerts(watch).count >= 2 }
+            try await Task.sleep(for: .milliseconds(500))
+            #expect(sequences(watchedAlerts(watch)) == [1, 2], "\(stack.logs)")
+            #expect(watchedAlerts(watch)[1]["event_id"] == "evt-bread-2")
+
+            let listed = try await stack.client().call("alerts.list", ["after": 0])
+            #expect(listed.result?["alerts"]?.arrayValue?.count == 2, "\(listed)")
+            #expect(listed.result?["last_sequence"] == 2)
+        }
+    }
+
+    @Test func aNotifierKilledAndRestartedNeitherDuplicatesNorLoses() async throws {
+        try await TallyStack.with() { stack in
+            let feed = EventFeedStub()
+            let worker = try await stack.rawWorker("shopping", .reply(feed.answer))
+            defer { Task { try? await worker.stop() } }
+            var notifier = try await stack.startNotifier()
+            let watch = try stack.startWatch(["--since", "0"])
+
+            feed.add(priceChanged(1))
+            try await stack.publish([priceChanged(1)])
+            try await stack.waitUntil("alert 1") { watchedAlerts(watch).count >= 1 }
+
+            await notifier.kill9()
+            // Committed while the notifier is down, and its publish lost: only catch-up can bring it.
+            feed.add(priceChanged(2, item: "Bread"))
+            notifier = try await stack.startNotifier(expectWorkers: 1)
+            try await stack.waitUntil("alert 2, caught up after the restart") { watchedAlerts(watch).count >= 2 }
+
+            // Re-sent old events and a new one: one new alert.
+            feed.add(priceChanged(3, item: "Eggs"))
+            try await stack.publish([priceChanged(1), priceChanged(2, item: "Bread"), priceChanged(3, item: "Eggs")])
+            try await stack.waitUntil("alert 3") { watchedAlerts(watch).count >= 3 }
+            try await Task.sleep(for: .milliseconds(600))
+            let alerts = watchedAlerts(watch)
+            #expect(sequences(alerts) == [1, 2, 3], "\(stack.logs)")
+            #expect(alerts.compactMap { $0["event_id"]?.stringValue } == ["evt-milk-1", "evt-bread-2", "evt-eggs-3"])
+            #expect(watch.isRunning, "the watch kept going across the restart")
+        }
+    }
+
+    @Test func aLateWatchGetsTheBacklogThenLiveAlertsWithNoDuplicateAtTheSeam() async throws {
+        try await TallyStack.with() { stack in
+            try await stack.startNotifier()
+            try await stack.publish([priceChanged(1), priceChanged(2, item: "Bread", direction: "lower")])
+            try await stack.waitUntil("two alerts stored") {
+                (try? await stack.client().call("alerts.list"))?.result?["last_sequence"] == 2
+            }
+            let late = try stack.startWatch(["--since", "0"])
+            let onlyNew = try stack.startWatch([])
+            let filtered = try stack.startWatch(["--since", "0", "--topic", "alert.price_lower"])
+            try await stack.waitUntil("the backlog is shown") { watchedAlerts(late).count >= 2 }
+            // Let the watch without --since take its baseline before the next alert.
+            try await Task.sleep(for: .milliseconds(800))
+            try await stack.publish([priceChanged(3, item: "Eggs")])
+            try await stack.waitUntil("the live alert is shown") {
+                watchedAlerts(late).count >= 3 && watchedAlerts(onlyNew).count >= 1
+            }
+            try await Task.sleep(for: .milliseconds(500))
+            #expect(sequences(watchedAlerts(late)) == [1, 2, 3], "\(late.log)")
+            #expect(sequences(watchedAlerts(onlyNew)) == [3], "\(onlyNew.log)")
+            #expect(sequences(watchedAlerts(filtered)) == [2], "\(filtered.log)")
+
+            // SIGINT ends a watch cleanly.
+            late.signal(SIGINT)
+            #expect(await late.waitForExit(timeout: .seconds(5)))
+            #expect(late.exitStatus == 0, "\(late.log)")
+        }
+    }
+
+    @Test func aGapInASourcesSequenceIsCaughtUpThroughTheGateway() async throws {
+        try await TallyStack.with() { stack in
+            // A service outside the catalog, so only the gap (not a periodic check) asks it.
+            func event(_ sequence: Int64) -> JSONValue {
+                ["specversion": "1.0", "id": .string("pantry-\(sequence)"), "source": "tally/pantry", "type": "pantry.item_added",
+                 "time": "2026-11-21T10:00:00.000Z", "sequence": .integer(sequence), "data": ["owner": "ann"]]
+            }
+            let feed = EventFeedStub()
+            feed.add(event(1), event(2), event(3))
+            let worker = try await stack.rawWorker("pantry", .reply(feed.answer))
+            defer { Task { try? await worker.stop() } }
+            try await stack.startNotifier(catchUpMs: 60_000)
+            let subscriber = RawSubscriber(endpoint: stack.alertsEndpoint, prefix: "event.", context: stack.context)
+            try await Task.sleep(for: .milliseconds(300))
+
+            try await stack.publish([event(1)])
+            try await stack.waitUntil("event 1 forwarded") { subscriber.received.count >= 1 }
+            #expect(feed.requestedAfter.isEmpty, "no hole yet, no catch-up")
+            try await stack.publish([event(3)])
+            try await stack.waitUntil("events 2 and 3 forwarded") { subscriber.received.count >= 3 }
+            try await Task.sleep(for: .milliseconds(500))
+            await subscriber.close()
+            #expect(subscriber.received.map(\.topic) == Array(repeating: "event.pantry.item_added", count: 3))
+            #expect(subscriber.received.compactMap { $0.body["sequence"]?.intValue } == [1, 2, 3])
+            #expect(feed.requestedAfter.first == 1, "caught up after the last sequence handled: \(feed.requestedAfter)")
+        }
+    }
+}

@@ -1,0 +1,58 @@
+import Foundation
+import Logging
+import TallyNotifier
+import TallyProtocol
+
+/// A fresh notifier database in a temporary directory.
+func makeStore() throws -> NotifierStore {
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("notifier-test-\(UUID().uuidString.prefix(8))")
+    return try NotifierStore(directory: directory.path)
+}
+
+func priceEvent(
+    sequence: Int64, id: String? = nil, direction: String = "higher", item: String = "Milk", price: String = "1.29",
+    previous: String = "1.19", owner: String = "ann"
+) -> NotifiedEvent {
+    NotifiedEvent(
+        id: id ?? "evt-\(sequence)", source: "tally/shopping", type: "shopping.price_changed",
+        time: "2026-11-21T10:00:00.000Z", subject: "\(owner)/item-1", sequence: sequence,
+        data: [
+            "owner": .string(owner), "item_name": .string(item), "price": .string(price), "previous_price": .string(previous),
+            "currency": "EUR", "direction": .string(direction),
+        ])
+}
+
+/// An event feed from a list, recording what it was asked.
+final class FakeFeed: EventFeed, @unchecked Sendable {
+    var events: [String: [NotifiedEvent]] = [:]
+    var failing: Set<String> = []
+    var calls: [(service: String, after: Int64)] = []
+
+    func events(service: String, after: Int64, limit: Int) throws -> EventFeedPage {
+        calls.append((service, after))
+        if failing.contains(service) { throw EventFeedError.refused(TallyError(.unavailable, "down")) }
+        let all = events[service] ?? []
+        return EventFeedPage(
+            events: Array(all.filter { $0.sequence > after }.prefix(limit)), lastSequence: all.map(\.sequence).max() ?? 0)
+    }
+}
+
+/// Collects what a processor publishes.
+final class Published: @unchecked Sendable {
+    var messages: [(topic: String, body: Data)] = []
+    var alerts: [Alert] {
+        messages.filter { $0.topic.hasPrefix("alert.") }.compactMap { try? JSONDecoder().decode(Alert.self, from: $0.body) }
+    }
+    var eventTopics: [String] { messages.map(\.topic).filter { $0.hasPrefix("event.") } }
+}
+
+func makeProcessor(store: NotifierStore, feed: FakeFeed, catalog: [String] = [], pageSize: Int = 100)
+    -> (EventProcessor, Published)
+{
+    let published = Published()
+    let processor = EventProcessor(
+        store: store, feed: feed, catalogSources: catalog, pageSize: pageSize, initialBackoff: .seconds(60),
+        logger: Logger(label: "test")
+    ) { topic, body in published.messages.append((topic, body)) }
+    return (processor, published)
+}
