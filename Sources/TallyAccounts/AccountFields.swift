@@ -1,25 +1,6 @@
 import Foundation
 import TallyProtocol
 
-/// The `owner` every accounts command is scoped to: until authentication arrives, whoever the
-/// caller says it acts for.
-enum Owner {
-    static let longestBytes = 128
-
-    static func read(_ args: Arguments) throws(TallyError) -> String {
-        let owner = try args.string("owner", example: "an owner id such as \"ann\"")
-        guard !owner.isEmpty, owner.utf8.count <= longestBytes else {
-            throw .invalidArgument("owner must be 1 to \(longestBytes) bytes long", field: args.field("owner"))
-        }
-        guard let first = owner.unicodeScalars.first, let last = owner.unicodeScalars.last,
-            !first.properties.isWhitespace, !last.properties.isWhitespace
-        else {
-            throw .invalidArgument("owner must not start or end with whitespace", field: args.field("owner"))
-        }
-        return owner
-    }
-}
-
 /// An account's name as typed, trimmed, with the key duplicates are found by.
 struct AccountName: Equatable {
     /// User-perceived characters (grapheme clusters): "🇯🇵" and "é" count one each.

@@ -1,24 +1,6 @@
 import Foundation
 import TallyProtocol
-
-/// The `owner` every shopping command is scoped to: until authentication arrives, whoever the
-/// caller says it acts for.
-enum Owner {
-    static let longestBytes = 128
-
-    static func read(_ args: Arguments) throws(TallyError) -> String {
-        let owner = try args.string("owner", example: "an owner id such as \"ann\"")
-        guard !owner.isEmpty, owner.utf8.count <= longestBytes else {
-            throw .invalidArgument("owner must be 1 to \(longestBytes) bytes long", field: args.field("owner"))
-        }
-        guard let first = owner.unicodeScalars.first, let last = owner.unicodeScalars.last,
-            !first.properties.isWhitespace, !last.properties.isWhitespace
-        else {
-            throw .invalidArgument("owner must not start or end with whitespace", field: args.field("owner"))
-        }
-        return owner
-    }
-}
+import TallyStorage
 
 /// A name as typed (a list's, an item's, a unit), trimmed, checked for length and control characters.
 enum TextField {
@@ -129,26 +111,4 @@ enum ShoppingErrors {
 }
 
 /// The opaque `cursor` of `shopping.lists`: where the previous page ended (ids grow in commit order).
-enum ListCursor {
-    private static let prefix = "after:"
-
-    static func make(afterID id: Int64) -> String {
-        Data((prefix + String(id)).utf8).base64EncodedString()
-            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
-    }
-
-    static func afterID(_ cursor: String, field: String) throws(TallyError) -> Int64 {
-        var base64 = cursor.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)
-        guard cursor.utf8.count <= 64, let data = Data(base64Encoded: base64),
-            let text = String(data: data, encoding: .utf8), text.hasPrefix(prefix),
-            let id = Int64(text.dropFirst(prefix.count)), id >= 0
-        else {
-            throw .invalidArgument(
-                "cursor is not one shopping.lists gave out; pass next_cursor from the previous page unchanged, or leave cursor out for the first page",
-                field: field)
-        }
-        return id
-    }
-}
+let listCursor = IDCursor(command: "shopping.lists")

@@ -13,7 +13,7 @@ enum ListsCommand {
         let kind = try Fields.kind(args, required: false)
         let limit = try args.optionalInteger("limit", in: 1...largestLimit) ?? defaultLimit
         let after = try args.optionalString("cursor").map { cursor throws(TallyError) in
-            try ListCursor.afterID(cursor, field: args.field("cursor"))
+            try listCursor.afterID(cursor, field: args.field("cursor"))
         } ?? 0
         return try store.database.read { db in
             var request = ListRecord.filter(ListRecord.Columns.owner == owner && ListRecord.Columns.id > after)
@@ -23,7 +23,7 @@ enum ListsCommand {
             let items = Dictionary(grouping: try ItemRecord.filter(page.compactMap(\.id).contains(ItemRecord.Columns.listID)).fetchAll(db), by: \.listID)
             return ListPage(
                 lists: try page.map { try ListSummary($0, items: items[$0.id ?? 0] ?? []) },
-                nextCursor: rows.count > limit ? page.last?.id.map(ListCursor.make) : nil)
+                nextCursor: rows.count > limit ? page.last?.id.map(listCursor.make) : nil)
         }
     }
 }

@@ -18,7 +18,7 @@ public final class EventPublisher: EventSink, Service, @unchecked Sendable {
     private let context: ZMQContext
     private let logger: Logger
     private let exitAfterCommit: Bool
-    private let wakeup = WakeupSignal.Repeating()
+    private let wakeup = WakeupPipe()
     private let lock = NSLock()
     private var queue: Deque<CloudEvent> = []
     /// Events held while nothing drains them; beyond this the oldest are dropped (the outbox keeps them).
@@ -79,42 +79,6 @@ public final class EventPublisher: EventSink, Service, @unchecked Sendable {
                 _ = try socket.send([Data(event.type.utf8), body], dontWait: true)
             }
             if stop.isFired { return }
-        }
-    }
-}
-
-extension WakeupSignal {
-    /// A self-pipe that can be signalled any number of times and drained by the polling thread.
-    public final class Repeating: @unchecked Sendable {
-        public let fileDescriptor: Int32
-        private let writeEnd: Int32
-
-        public init() {
-            var fds: [Int32] = [0, 0]
-            precondition(pipe(&fds) == 0, "pipe() failed")
-            for fd in fds {
-                _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
-                _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
-            }
-            fileDescriptor = fds[0]
-            writeEnd = fds[1]
-        }
-
-        deinit {
-            close(fileDescriptor)
-            close(writeEnd)
-        }
-
-        /// Makes the read end readable. A full pipe already is, so a failed write loses nothing.
-        public func signal() {
-            var byte: UInt8 = 1
-            _ = write(writeEnd, &byte, 1)
-        }
-
-        /// Empties the pipe, so the next poll waits for the next signal.
-        public func drain() {
-            var buffer = [UInt8](repeating: 0, count: 256)
-            while read(fileDescriptor, &buffer, buffer.count) > 0 {}
         }
     }
 }
