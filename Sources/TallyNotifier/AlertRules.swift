@@ -7,7 +7,7 @@ public protocol AlertRule: Sendable {
     /// The event type the rule reads, such as `shopping.price_changed`.
     var eventType: String { get }
     /// The alerts `event` gives rise to; often none.
-    func alerts(for event: NotifiedEvent) -> [AlertDraft]
+    func alerts(for event: CloudEvent) -> [AlertDraft]
 }
 
 /// Every rule the notifier applies, in one place.
@@ -18,12 +18,12 @@ public enum AlertRules {
     ]
 
     /// The alerts of every rule for `event`, in rule order.
-    public static func alerts(for event: NotifiedEvent, rules: [any AlertRule] = all) -> [AlertDraft] {
+    public static func alerts(for event: CloudEvent, rules: [any AlertRule] = all) -> [AlertDraft] {
         rules.filter { $0.eventType == event.type }.flatMap { $0.alerts(for: event) }
     }
 
     /// An event's owner: `data.owner`, else the part of `subject` before the first `/`.
-    static func owner(of event: NotifiedEvent) -> String? {
+    static func owner(of event: CloudEvent) -> String? {
         if let owner = event.data["owner"]?.stringValue, !owner.isEmpty { return owner }
         if let subject = event.subject, let owner = subject.split(separator: "/").first, !owner.isEmpty {
             return String(owner)
@@ -48,7 +48,7 @@ public struct PriceChangeRule: AlertRule {
 
     public init() {}
 
-    public func alerts(for event: NotifiedEvent) -> [AlertDraft] {
+    public func alerts(for event: CloudEvent) -> [AlertDraft] {
         let data = event.data
         guard let direction = data["direction"]?.stringValue, direction == "higher" || direction == "lower",
             let owner = AlertRules.owner(of: event),
@@ -73,7 +73,7 @@ public struct ItemsCarriedOverRule: AlertRule {
 
     public init() {}
 
-    public func alerts(for event: NotifiedEvent) -> [AlertDraft] {
+    public func alerts(for event: CloudEvent) -> [AlertDraft] {
         let data = event.data
         guard let owner = AlertRules.owner(of: event) else { return [] }
         let names: [String] = (data["items"]?.arrayValue ?? []).compactMap { item in

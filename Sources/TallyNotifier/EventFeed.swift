@@ -10,11 +10,11 @@ public protocol EventFeed {
 
 /// One answer of `<service>.events`.
 public struct EventFeedPage: Decodable, Sendable {
-    public var events: [NotifiedEvent]
+    public var events: [CloudEvent]
     /// The highest sequence the service has stored (0: none).
     public var lastSequence: Int64
 
-    public init(events: [NotifiedEvent], lastSequence: Int64) {
+    public init(events: [CloudEvent], lastSequence: Int64) {
         self.events = events
         self.lastSequence = lastSequence
     }

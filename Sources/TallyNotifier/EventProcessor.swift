@@ -44,7 +44,7 @@ public final class EventProcessor {
     }
 
     /// Takes one event from the inlet: if it shows a hole before it, catches up first; then handles it.
-    public func receive(_ event: NotifiedEvent) {
+    public func receive(_ event: CloudEvent) {
         let source = event.service
         if let watermark = try? store.watermark(of: source), event.sequence > watermark + 1,
             (try? store.hasHandled(eventID: event.id)) != true
@@ -89,7 +89,7 @@ public final class EventProcessor {
     }
 
     /// Handles one event exactly once, then forwards it and publishes its alerts.
-    func handle(_ event: NotifiedEvent) {
+    func handle(_ event: CloudEvent) {
         do {
             switch try store.handle(event) {
             case .duplicate:

@@ -125,7 +125,7 @@ public struct NotifierService: Service {
                         continue
                     }
                     do {
-                        processor.receive(try NotifiedEvent.decode(body))
+                        processor.receive(try CloudEvent.decode(body))
                     } catch {
                         logger.warning(
                             "unreadable event ignored",

@@ -34,7 +34,7 @@ public final class NotifierStore: Sendable {
     }
 
     /// Handles `event` exactly once: a second call with the same event id is a `duplicate`.
-    public func handle(_ event: NotifiedEvent) throws -> Outcome {
+    public func handle(_ event: CloudEvent) throws -> Outcome {
         let drafts = AlertRules.alerts(for: event, rules: rules)
         return try database.write { db in
             if try Bool.fetchOne(db, sql: "SELECT 1 FROM handled_event WHERE event_id = ?", arguments: [event.id]) == true {

@@ -1,8 +1,13 @@
+import Foundation
+
 /// A domain event as Tally publishes it: CloudEvents 1.0 in JSON, plus `sequence`.
 ///
 /// `sequence` is per service, strictly increasing and gap-free in the service's database, so a
 /// subscriber that sees 41 then 43 knows it missed 42 and can fetch it with `<service>.events`.
 /// `id` is unique across services and restarts (a UUID), which is what subscribers de-duplicate by.
+///
+/// Subscribers read it from the wire with `decode(_:)`, which checks only what they rely on, so
+/// events from any publisher that keeps the contract, in any language, are accepted.
 public struct CloudEvent: Codable, Sendable, Equatable {
     public var specversion: String
     public var id: String
@@ -14,12 +19,13 @@ public struct CloudEvent: Codable, Sendable, Equatable {
     public var time: String
     /// What the event is about, such as `<owner>/<list id>`.
     public var subject: String?
-    public var datacontenttype: String
+    /// `application/json` from Tally's publishers; optional in CloudEvents, so others may omit it.
+    public var datacontenttype: String?
     public var sequence: Int64
     public var data: JSONValue
 
     public init(
-        id: String, source: String, type: String, time: String, subject: String?, sequence: Int64, data: JSONValue
+        id: String, source: String, type: String, time: String, subject: String? = nil, sequence: Int64, data: JSONValue
     ) {
         specversion = "1.0"
         self.id = id
@@ -32,8 +38,27 @@ public struct CloudEvent: Codable, Sendable, Equatable {
         self.data = data
     }
 
-    /// The service that published it: the part of `source` after `tally/`.
+    /// The service whose sequence this event carries: `source` without `tally/`, else the first
+    /// word of `type`. Progress, gaps and catch-up are kept per service.
     public var service: String {
-        source.hasPrefix("tally/") ? String(source.dropFirst("tally/".count)) : source
+        if source.hasPrefix("tally/"), source.count > "tally/".count { return String(source.dropFirst("tally/".count)) }
+        return String(type.prefix(while: { $0 != "." }))
     }
+
+    /// Decodes one event from the wire, checking what subscribers rely on.
+    public static func decode(_ data: Data) throws -> CloudEvent {
+        let event = try JSONDecoder().decode(CloudEvent.self, from: data)
+        guard !event.id.isEmpty, !event.type.isEmpty, event.sequence >= 1, !event.service.isEmpty else {
+            throw EventDecodingError(detail: "an event needs an id, a type, a source and a sequence of at least 1")
+        }
+        return event
+    }
+
+    public func encoded() -> Data { (try? JSONEncoder.tally.encode(self)) ?? Data() }
+}
+
+/// An event that does not keep the contract.
+public struct EventDecodingError: Error, CustomStringConvertible {
+    public let detail: String
+    public var description: String { detail }
 }

@@ -12,8 +12,8 @@ func makeStore() throws -> NotifierStore {
 func priceEvent(
     sequence: Int64, id: String? = nil, direction: String = "higher", item: String = "Milk", price: String = "1.29",
     previous: String = "1.19", owner: String = "ann"
-) -> NotifiedEvent {
-    NotifiedEvent(
+) -> CloudEvent {
+    CloudEvent(
         id: id ?? "evt-\(sequence)", source: "tally/shopping", type: "shopping.price_changed",
         time: "2026-11-21T10:00:00.000Z", subject: "\(owner)/item-1", sequence: sequence,
         data: [
@@ -24,7 +24,7 @@ func priceEvent(
 
 /// An event feed from a list, recording what it was asked.
 final class FakeFeed: EventFeed, @unchecked Sendable {
-    var events: [String: [NotifiedEvent]] = [:]
+    var events: [String: [CloudEvent]] = [:]
     var failing: Set<String> = []
     var calls: [(service: String, after: Int64)] = []
 

@@ -34,7 +34,7 @@ import Testing
     }
 
     @Test func itemsCarriedOverNamesTheItemsAndTheList() {
-        let event = NotifiedEvent(
+        let event = CloudEvent(
             id: "e", source: "tally/shopping", type: "shopping.items_carried_over", time: "t", sequence: 4,
             data: ["owner": "ann", "to_list_name": "Weekend", "items": [["name": "Milk"], ["name": "Eggs"]]])
         let alerts = AlertRules.alerts(for: event)
@@ -53,7 +53,7 @@ import Testing
 
     @Test func theServiceOfAnEventComesFromItsSource() {
         #expect(priceEvent(sequence: 1).service == "shopping")
-        let bare = NotifiedEvent(id: "x", source: "urn:other", type: "roster.shift_approved", time: "t", sequence: 1, data: [:])
+        let bare = CloudEvent(id: "x", source: "urn:other", type: "roster.shift_approved", time: "t", sequence: 1, data: [:])
         #expect(bare.service == "roster")
     }
 }

@@ -36,7 +36,7 @@ import Testing
         // neither the alert nor "handled" is kept, so a later retry is not a duplicate.
         struct Broken: AlertRule {
             let eventType = "shopping.price_changed"
-            func alerts(for event: NotifiedEvent) -> [AlertDraft] {
+            func alerts(for event: CloudEvent) -> [AlertDraft] {
                 [AlertDraft(kind: "ok", owner: "ann", text: "first", data: [:]),
                  AlertDraft(kind: "broken", owner: "ann", text: "second", data: .number(.nan))]
             }
