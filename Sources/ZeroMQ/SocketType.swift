@@ -1,7 +1,7 @@
 import CZeroMQ
 
 public enum SocketType: Sendable {
-    case req, rep, dealer, router, pub, sub, push, pull, pair
+    case req, rep, dealer, router, pub, sub, xpub, xsub, push, pull, pair
 
     var rawValue: Int32 {
         switch self {
@@ -11,6 +11,8 @@ public enum SocketType: Sendable {
         case .router: ZMQ_ROUTER
         case .pub: ZMQ_PUB
         case .sub: ZMQ_SUB
+        case .xpub: ZMQ_XPUB
+        case .xsub: ZMQ_XSUB
         case .push: ZMQ_PUSH
         case .pull: ZMQ_PULL
         case .pair: ZMQ_PAIR

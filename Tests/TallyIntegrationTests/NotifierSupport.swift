@@ -34,12 +34,18 @@ extension TallyStack {
         let endpoint = eventsEndpoint
         let context = self.context
         try await DedicatedThread.run(name: "test-publisher") {
-            let socket = try ZMQSocket(context: context, type: .pub)
+            // An XPUB hears the subscriber's subscription arrive: a PUB would drop what it sends
+            // before then, so wait for it instead of sleeping.
+            let socket = try ZMQSocket(context: context, type: .xpub)
             defer { socket.close() }
             try socket.setLinger(milliseconds: 2000)
             try socket.connect(endpoint)
-            // A PUB drops what it sends before the subscriber's subscription reaches it.
-            Thread.sleep(forTimeInterval: 0.4)
+            var poller = ZMQPoller()
+            poller.add(socket)
+            try poller.poll(timeout: .seconds(10))
+            guard let subscription = try socket.receive(dontWait: true), subscription.first?.first == 1 else {
+                throw StackError.timedOut(what: "the notifier subscribes to \(endpoint)", logs: "")
+            }
             for event in events {
                 try socket.send([Data((event["type"]?.stringValue ?? "").utf8), try JSONEncoder.tally.encode(event)])
             }
