@@ -69,7 +69,8 @@ struct WatchService: Service {
                 try watcher.run(
                     context: context, stop: stop,
                     show: { alert in FileHandle.standardOutput.write(Data((Self.line(alert, asJSON: asJSON) + "\n").utf8)) },
-                    warn: { message in FileHandle.standardError.write(Data("tally watch: \(message)\n".utf8)) })
+                    warn: { message in FileHandle.standardError.write(Data("tally watch: \(message)\n".utf8)) },
+                    ready: { after in FileHandle.standardError.write(Data("tally watch: showing alerts after #\(after)\n".utf8)) })
             }
         } onGracefulShutdown: {
             stop.fire()

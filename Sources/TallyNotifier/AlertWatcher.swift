@@ -26,9 +26,11 @@ public struct AlertWatcher: Sendable {
         self.retryDelay = retryDelay
     }
 
-    /// Runs until `stop` fires, calling `show` for each alert in order and `warn` for trouble.
+    /// Runs until `stop` fires, calling `show` for each alert in order and `warn` for trouble, and
+    /// `ready` once, when it knows where it starts: every alert after that sequence will be shown.
     public func run(
-        context: ZMQContext, stop: WakeupSignal, show: (Alert) -> Void, warn: (String) -> Void
+        context: ZMQContext, stop: WakeupSignal, show: (Alert) -> Void, warn: (String) -> Void,
+        ready: (Int64) -> Void = { _ in }
     ) throws {
         let socket = try ZMQSocket(context: context, type: .sub)
         defer { socket.close() }
@@ -45,6 +47,7 @@ public struct AlertWatcher: Sendable {
         var fetchWanted = true
         var nextFetch = clock.now
         var warnedUnreachable = false
+        var announced = false
 
         func fetch() {
             do {
@@ -56,6 +59,10 @@ public struct AlertWatcher: Sendable {
                     if baselineOnly || !page.more { break }
                 }
                 fetchWanted = false
+                if !announced, let covered = seam.covered {
+                    announced = true
+                    ready(covered)
+                }
                 if warnedUnreachable { warn("alerts.list answers again; caught up") }
                 warnedUnreachable = false
             } catch {

@@ -103,6 +103,7 @@ final class EventFeedStub: @unchecked Sendable {
 final class RawSubscriber: @unchecked Sendable {
     private let lock = NSLock()
     private var messages: [(topic: String, body: JSONValue)] = []
+    private var heartbeat = false
     private let stop = WakeupSignal()
     private var task: Task<Void, Error>?
 
@@ -113,6 +114,8 @@ final class RawSubscriber: @unchecked Sendable {
                 let socket = try ZMQSocket(context: context, type: .sub)
                 defer { socket.close() }
                 try socket.subscribe(Data(prefix.utf8))
+                // The notifier's heartbeat shows the subscription is in place.
+                try socket.subscribe(Data("notifier.heartbeat".utf8))
                 try socket.connect(endpoint)
                 while !stop.isFired {
                     var poller = ZMQPoller()
@@ -120,8 +123,13 @@ final class RawSubscriber: @unchecked Sendable {
                     poller.add(fileDescriptor: stop.fileDescriptor)
                     try poller.poll(timeout: .milliseconds(100))
                     while let frames = try socket.receive(dontWait: true), frames.count == 2 {
+                        let topic = String(decoding: frames[0], as: UTF8.self)
+                        if topic == "notifier.heartbeat" {
+                            self.lock.withLock { self.heartbeat = true }
+                            continue
+                        }
                         let body = (try? JSONDecoder().decode(JSONValue.self, from: frames[1])) ?? .null
-                        self.lock.withLock { self.messages.append((String(decoding: frames[0], as: UTF8.self), body)) }
+                        self.lock.withLock { self.messages.append((topic, body)) }
                     }
                 }
             }
@@ -129,6 +137,7 @@ final class RawSubscriber: @unchecked Sendable {
     }
 
     var received: [(topic: String, body: JSONValue)] { lock.withLock { messages } }
+    var heardHeartbeat: Bool { lock.withLock { heartbeat } }
 
     func close() async {
         stop.fire()

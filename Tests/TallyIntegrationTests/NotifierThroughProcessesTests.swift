@@ -20,15 +20,15 @@ import Testing
             #expect(alert["source"] == "tally/shopping")
 
             // The same event again, then another one: only the other one alerts.
-            try await stack.publish([priceChanged(1), priceChanged(2, item: "Bread")])
-            try await stack.waitUntil("the watch shows the second alert") { watchedAlerts(watch).count >= 2 }
-            try await Task.sleep(for: .milliseconds(500))
-            #expect(sequences(watchedAlerts(watch)) == [1, 2], "\(stack.logs)")
+            // A third event fences it: events are handled in order, so a duplicate would come first.
+            try await stack.publish([priceChanged(1), priceChanged(2, item: "Bread"), priceChanged(3, item: "Eggs")])
+            try await stack.waitUntil("the watch shows the fence") { watchedAlerts(watch).contains { $0["event_id"] == "evt-eggs-3" } }
+            #expect(sequences(watchedAlerts(watch)) == [1, 2, 3], "\(stack.logs)")
             #expect(watchedAlerts(watch)[1]["event_id"] == "evt-bread-2")
 
             let listed = try await stack.client().call("alerts.list", ["after": 0])
-            #expect(listed.result?["alerts"]?.arrayValue?.count == 2, "\(listed)")
-            #expect(listed.result?["last_sequence"] == 2)
+            #expect(listed.result?["alerts"]?.arrayValue?.count == 3, "\(listed)")
+            #expect(listed.result?["last_sequence"] == 3)
         }
     }
 
@@ -51,13 +51,13 @@ import Testing
             try await stack.waitUntil("alert 2, caught up after the restart") { watchedAlerts(watch).count >= 2 }
 
             // Re-sent old events and a new one: one new alert.
-            feed.add(priceChanged(3, item: "Eggs"))
-            try await stack.publish([priceChanged(1), priceChanged(2, item: "Bread"), priceChanged(3, item: "Eggs")])
-            try await stack.waitUntil("alert 3") { watchedAlerts(watch).count >= 3 }
-            try await Task.sleep(for: .milliseconds(600))
+            feed.add(priceChanged(3, item: "Eggs"), priceChanged(4, item: "Tea"))
+            try await stack.publish([priceChanged(1), priceChanged(2, item: "Bread"), priceChanged(3, item: "Eggs"), priceChanged(4, item: "Tea")])
+            // The last one fences the rest: events are handled in order.
+            try await stack.waitUntil("alert 4") { watchedAlerts(watch).contains { $0["event_id"] == "evt-tea-4" } }
             let alerts = watchedAlerts(watch)
-            #expect(sequences(alerts) == [1, 2, 3], "\(stack.logs)")
-            #expect(alerts.compactMap { $0["event_id"]?.stringValue } == ["evt-milk-1", "evt-bread-2", "evt-eggs-3"])
+            #expect(sequences(alerts) == [1, 2, 3, 4], "\(stack.logs)")
+            #expect(alerts.compactMap { $0["event_id"]?.stringValue } == ["evt-milk-1", "evt-bread-2", "evt-eggs-3", "evt-tea-4"])
             #expect(watch.isRunning, "the watch kept going across the restart")
         }
     }
@@ -73,16 +73,18 @@ import Testing
             let onlyNew = try stack.startWatch([])
             let filtered = try stack.startWatch(["--since", "0", "--topic", "alert.price_lower"])
             try await stack.waitUntil("the backlog is shown") { watchedAlerts(late).count >= 2 }
-            // Let the watch without --since take its baseline before the next alert.
-            try await Task.sleep(for: .milliseconds(800))
-            try await stack.publish([priceChanged(3, item: "Eggs")])
-            try await stack.waitUntil("the live alert is shown") {
-                watchedAlerts(late).count >= 3 && watchedAlerts(onlyNew).count >= 1
+            try await stack.waitUntil("every watch knows where it starts") {
+                [late, onlyNew, filtered].allSatisfy { $0.log.contains("showing alerts after #") }
             }
-            try await Task.sleep(for: .milliseconds(500))
-            #expect(sequences(watchedAlerts(late)) == [1, 2, 3], "\(late.log)")
-            #expect(sequences(watchedAlerts(onlyNew)) == [3], "\(onlyNew.log)")
-            #expect(sequences(watchedAlerts(filtered)) == [2], "\(filtered.log)")
+            #expect(onlyNew.log.contains("showing alerts after #2"), "\(onlyNew.log)")
+            // Eggs is the live alert; tea, a lower price, fences all three watches.
+            try await stack.publish([priceChanged(3, item: "Eggs"), priceChanged(4, item: "Tea", direction: "lower")])
+            try await stack.waitUntil("the fence reached every watch") {
+                [late, onlyNew, filtered].allSatisfy { watchedAlerts($0).contains { $0["event_id"] == "evt-tea-4" } }
+            }
+            #expect(sequences(watchedAlerts(late)) == [1, 2, 3, 4], "\(late.log)")
+            #expect(sequences(watchedAlerts(onlyNew)) == [3, 4], "\(onlyNew.log)")
+            #expect(sequences(watchedAlerts(filtered)) == [2, 4], "\(filtered.log)")
 
             // SIGINT ends a watch cleanly.
             late.signal(SIGINT)
@@ -104,17 +106,20 @@ import Testing
             defer { Task { try? await worker.stop() } }
             try await stack.startNotifier(catchUpMs: 60_000)
             let subscriber = RawSubscriber(endpoint: stack.alertsEndpoint, prefix: "event.", context: stack.context)
-            try await Task.sleep(for: .milliseconds(300))
+            try await stack.waitUntil("the subscriber hears the notifier's heartbeat") { subscriber.heardHeartbeat }
 
             try await stack.publish([event(1)])
             try await stack.waitUntil("event 1 forwarded") { subscriber.received.count >= 1 }
             #expect(feed.requestedAfter.isEmpty, "no hole yet, no catch-up")
             try await stack.publish([event(3)])
             try await stack.waitUntil("events 2 and 3 forwarded") { subscriber.received.count >= 3 }
-            try await Task.sleep(for: .milliseconds(500))
+            // Event 4 fences the rest: forwarded in order, a duplicate would come before it.
+            feed.add(event(4))
+            try await stack.publish([event(4)])
+            try await stack.waitUntil("event 4 forwarded") { subscriber.received.contains { $0.body["sequence"] == 4 } }
             await subscriber.close()
-            #expect(subscriber.received.map(\.topic) == Array(repeating: "event.pantry.item_added", count: 3))
-            #expect(subscriber.received.compactMap { $0.body["sequence"]?.intValue } == [1, 2, 3])
+            #expect(subscriber.received.map(\.topic) == Array(repeating: "event.pantry.item_added", count: 4))
+            #expect(subscriber.received.compactMap { $0.body["sequence"]?.intValue } == [1, 2, 3, 4])
             #expect(feed.requestedAfter.first == 1, "caught up after the last sequence handled: \(feed.requestedAfter)")
         }
     }
