@@ -9,19 +9,15 @@ import Testing
 /// An accounts service on a real SQLite file in a fresh temporary directory, called as a worker
 /// calls it, with results decoded as a client sees them. The directory goes with the harness.
 final class AccountsHarness: Sendable {
-    let directory: String
+    private let temporary = TemporaryDirectory(prefix: "tally-accounts")
     let database: ServiceDatabase
     let service: AccountsService
 
-    init() throws {
-        directory = FileManager.default.temporaryDirectory
-            .appendingPathComponent("tally-accounts-\(UUID().uuidString.prefix(8))").path
-        database = try AccountsService.openDatabase(directory: directory)
-        service = AccountsService(database: database)
-    }
+    var directory: String { temporary.path }
 
-    deinit {
-        try? FileManager.default.removeItem(atPath: directory)
+    init() throws {
+        database = try AccountsService.openDatabase(directory: temporary.path)
+        service = AccountsService(database: database)
     }
 
     /// Another service on the same file, as a second worker process would open it.

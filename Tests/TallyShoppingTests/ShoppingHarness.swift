@@ -9,19 +9,15 @@ import Testing
 /// A shopping service on a real SQLite file in a fresh temporary directory, called as a worker
 /// calls it, with results decoded as a client sees them. The directory goes with the harness.
 final class ShoppingHarness: Sendable {
-    let directory: String
+    private let temporary = TemporaryDirectory(prefix: "tally-shopping")
     let database: ServiceDatabase
     let service: ShoppingService
 
-    init() throws {
-        directory = FileManager.default.temporaryDirectory
-            .appendingPathComponent("tally-shopping-\(UUID().uuidString.prefix(8))").path
-        database = try ShoppingService.openDatabase(directory: directory)
-        service = ShoppingService(database: database)
-    }
+    var directory: String { temporary.path }
 
-    deinit {
-        try? FileManager.default.removeItem(atPath: directory)
+    init() throws {
+        database = try ShoppingService.openDatabase(directory: temporary.path)
+        service = ShoppingService(database: database)
     }
 
     @discardableResult
