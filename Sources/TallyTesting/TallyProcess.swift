@@ -18,7 +18,7 @@ public final class TallyProcess: @unchecked Sendable {
         // The child stops by itself if the test process dies, so no stray process outlives a run.
         environment["TALLY_PARENT_PID"] = "\(getpid())"
         process.environment = environment
-        FileManager.default.createFile(atPath: logFile.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: logFile.path, contents: nil)
         let log = try FileHandle(forWritingTo: logFile)
         process.standardOutput = log
         process.standardError = log

@@ -85,7 +85,7 @@ final class MajordomoWorker {
         }
         if let socket {
             try? socket.setLinger(milliseconds: 1000)
-            try? socket.send(Majordomo.WorkerMessage.disconnect.frames, dontWait: true)
+            _ = try? socket.send(Majordomo.WorkerMessage.disconnect.frames, dontWait: true)
         }
     }
 

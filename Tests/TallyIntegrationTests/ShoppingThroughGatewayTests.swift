@@ -10,6 +10,7 @@ import Testing
     @Test func aWeekOfShopping() async throws {
         try await TallyStack.with(workers: ["shopping": 1]) { stack in
             let client = try stack.client()
+            @discardableResult
             func call(_ command: String, _ args: JSONValue, key: String? = nil) async throws -> JSONValue {
                 let reply = try await client.call(command, args, idempotencyKey: key)
                 return try #require(reply.result, "\(command): \(reply)")
