@@ -28,7 +28,9 @@ let package = Package(
             providers: [.apt(["libzmq3-dev"]), .brew(["zeromq"])]
         ),
         // The project's own thin, owned layer over libzmq: context, socket, multipart message, poller.
-        .target(name: "ZeroMQ", dependencies: ["CZeroMQ"]),
+        .target(name: "ZeroMQ", dependencies: [
+            "CZeroMQ", .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+        ]),
         // The wire contract: envelopes, replies, error codes, JSON values, 7/MDP frames, the command catalog.
         .target(name: "TallyProtocol"),
         // Exact money: decimal parsing, minor units per currency, allocation, rounding.

@@ -62,18 +62,13 @@ struct WatchService: Service {
     let asJSON: Bool
 
     func run() async throws {
-        let stop = WakeupSignal()
         let context = try ZMQContext()
-        try await withGracefulShutdownHandler {
-            try await DedicatedThread.run(name: "tally-watch", stoppingWith: stop) { [watcher, asJSON] in
-                try watcher.run(
-                    context: context, stop: stop,
-                    show: { alert in FileHandle.standardOutput.write(Data((Self.line(alert, asJSON: asJSON) + "\n").utf8)) },
-                    warn: { message in FileHandle.standardError.write(Data("tally watch: \(message)\n".utf8)) },
-                    ready: { after in FileHandle.standardError.write(Data("tally watch: showing alerts after #\(after)\n".utf8)) })
-            }
-        } onGracefulShutdown: {
-            stop.fire()
+        try await DedicatedThread.runUntilShutdown(name: "tally-watch") { [watcher, asJSON] stop in
+            try watcher.run(
+                context: context, stop: stop,
+                show: { alert in FileHandle.standardOutput.write(Data((Self.line(alert, asJSON: asJSON) + "\n").utf8)) },
+                warn: { message in FileHandle.standardError.write(Data("tally watch: \(message)\n".utf8)) },
+                ready: { after in FileHandle.standardError.write(Data("tally watch: showing alerts after #\(after)\n".utf8)) })
         }
     }
 

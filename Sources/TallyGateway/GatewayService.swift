@@ -18,13 +18,8 @@ public struct GatewayService: Service {
     }
 
     public func run() async throws {
-        let stop = WakeupSignal()
-        try await withGracefulShutdownHandler {
-            try await DedicatedThread.run(name: "gateway", stoppingWith: stop) { [configuration, context, logger] in
-                try GatewayLoop(configuration: configuration, context: context, logger: logger).run(until: stop)
-            }
-        } onGracefulShutdown: {
-            stop.fire()
+        try await DedicatedThread.runUntilShutdown(name: "gateway") { [configuration, context, logger] stop in
+            try GatewayLoop(configuration: configuration, context: context, logger: logger).run(until: stop)
         }
     }
 }

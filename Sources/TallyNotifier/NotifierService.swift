@@ -58,13 +58,8 @@ public struct NotifierService: Service {
     }
 
     public func run() async throws {
-        let stop = WakeupSignal()
-        try await withGracefulShutdownHandler {
-            try await DedicatedThread.run(name: "notifier-inlet", stoppingWith: stop) { [self] in
-                try self.loop(stop: stop)
-            }
-        } onGracefulShutdown: {
-            stop.fire()
+        try await DedicatedThread.runUntilShutdown(name: "notifier-inlet") { [self] stop in
+            try self.loop(stop: stop)
         }
         logger.info("notifier stopped")
     }

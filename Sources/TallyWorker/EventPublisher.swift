@@ -46,13 +46,8 @@ public final class EventPublisher: EventSink, Service, @unchecked Sendable {
     }
 
     public func run() async throws {
-        let stop = WakeupSignal()
-        try await withGracefulShutdownHandler {
-            try await DedicatedThread.run(name: "event-publisher", stoppingWith: stop) { [self] in
-                try publishLoop(until: stop)
-            }
-        } onGracefulShutdown: {
-            stop.fire()
+        try await DedicatedThread.runUntilShutdown(name: "event-publisher") { [self] stop in
+            try publishLoop(until: stop)
         }
     }
 
