@@ -31,6 +31,8 @@ let package = Package(
         .target(name: "ZeroMQ", dependencies: [
             "CZeroMQ", .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),
+        // A process's lifecycle as its supervisor sees it: readiness and status through sd_notify.
+        .target(name: "TallyLifecycle"),
         // The wire contract: envelopes, replies, error codes, JSON values, 7/MDP frames, the command catalog.
         .target(name: "TallyProtocol"),
         // Exact money: decimal parsing, minor units per currency, allocation, rounding.
@@ -42,7 +44,7 @@ let package = Package(
         ]),
         // The worker runtime: an MDP worker per thread that dispatches commands to a service's handlers.
         .target(name: "TallyWorker", dependencies: [
-            "ZeroMQ", "TallyProtocol", "TallyStorage",
+            "ZeroMQ", "TallyProtocol", "TallyStorage", "TallyLifecycle",
             .product(name: "DequeModule", package: "swift-collections"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -68,7 +70,7 @@ let package = Package(
         ]),
         // The gateway: a Majordomo broker with a JSON front door.
         .target(name: "TallyGateway", dependencies: [
-            "ZeroMQ", "TallyProtocol",
+            "ZeroMQ", "TallyProtocol", "TallyLifecycle",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             .product(name: "DequeModule", package: "swift-collections"),
@@ -79,7 +81,7 @@ let package = Package(
         // The notifier: every service's events in, alerts by rule out (notifier.sqlite, a PUB
         // socket, and the `alerts` service); catch-up through the gateway; the `tally watch` stream.
         .target(name: "TallyNotifier", dependencies: [
-            "ZeroMQ", "TallyProtocol", "TallyStorage", "TallyWorker", "TallyClient",
+            "ZeroMQ", "TallyProtocol", "TallyStorage", "TallyWorker", "TallyClient", "TallyLifecycle",
             .product(name: "GRDB", package: "GRDB.swift"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -87,7 +89,7 @@ let package = Package(
         // The `tally` command line: every subcommand, and the process supervisor behind `tally up`.
         .target(name: "TallyCLI", dependencies: [
             "ZeroMQ", "TallyProtocol", "TallyWorker", "TallyGateway", "TallyCalc", "TallyAccounts", "TallyClient",
-            "TallyCurrency", "TallyMoney", "TallyShopping", "TallyNotifier",
+            "TallyCurrency", "TallyMoney", "TallyShopping", "TallyNotifier", "TallyLifecycle",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -126,6 +128,6 @@ let package = Package(
             .product(name: "GRDB", package: "GRDB.swift"),
         ]),
         .testTarget(name: "TallyIntegrationTests", dependencies: ["TallyTesting", "TallyClient", "TallyProtocol", "ZeroMQ"]),
-        .testTarget(name: "ContractTests", dependencies: ["TallyProtocol", "TallyTesting"], exclude: ["validate.py"]),
+        .testTarget(name: "ContractTests", dependencies: ["TallyProtocol", "TallyTesting", "ZeroMQ"], exclude: ["validate.py"]),
     ]
 )

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Logging
 import ServiceLifecycle
+import TallyLifecycle
 import UnixSignals
 
 /// Options every long-running process shares.
@@ -31,9 +32,12 @@ struct ProcessOptions: ParsableArguments {
 
     /// Runs `services` until SIGTERM or SIGINT, shutting them down gracefully. When started by a
     /// supervisor (`tally up`, or a test), also stops if that parent goes away, so no process is
-    /// ever left behind.
-    func runServices(_ services: [any Service], logger: Logger) async throws {
+    /// ever left behind. `readiness` (sd_notify) hears when shutdown begins.
+    func runServices(_ services: [any Service], readiness: Readiness? = nil, logger: Logger) async throws {
         var configured = services.map { ServiceGroupConfiguration.ServiceConfiguration(service: $0) }
+        if let readiness {
+            configured.append(.init(service: ShutdownAnnouncer(readiness: readiness), successTerminationBehavior: .ignore))
+        }
         let parent = parentPid ?? ProcessInfo.processInfo.environment["TALLY_PARENT_PID"].flatMap { Int32($0) }
         if let parent {
             configured.append(.init(service: ParentWatchdog(parent: parent), successTerminationBehavior: .gracefullyShutdownGroup))
@@ -73,5 +77,15 @@ struct ParentWatchdog: Service {
             if getppid() != parent { return }
             try? await Task.sleep(for: .milliseconds(250))
         }
+    }
+}
+
+/// Sends `STOPPING=1` when graceful shutdown begins, so a supervisor knows the process is on its way out.
+struct ShutdownAnnouncer: Service {
+    let readiness: Readiness
+
+    func run() async throws {
+        try? await gracefulShutdown()
+        readiness.stopping()
     }
 }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import TallyGateway
+import TallyLifecycle
 import ZeroMQ
 
 struct GatewayCommand: AsyncParsableCommand {
@@ -39,6 +40,9 @@ struct GatewayCommand: AsyncParsableCommand {
             liveness: heartbeat.liveness, maximumMessageBytes: maxMessageBytes, defaultDeadline: .milliseconds(defaultDeadlineMs),
             maximumQueueDepth: maxQueueDepth)
         let context = try ZMQContext()
-        try await process.runServices([GatewayService(configuration: configuration, context: context, logger: logger)], logger: logger)
+        let readiness = Readiness(parts: ["gateway"])
+        try await process.runServices(
+            [GatewayService(configuration: configuration, context: context, logger: logger, readiness: readiness.reporter(for: "gateway"))],
+            readiness: readiness, logger: logger)
     }
 }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import TallyLifecycle
 import TallyNotifier
 import TallyWorker
 import ZeroMQ
@@ -62,10 +63,15 @@ struct NotifierCommand: AsyncParsableCommand {
             catchUpInterval: .milliseconds(catchUpMs), catchUpTimeout: .milliseconds(catchUpTimeoutMs))
         let workers = WorkerConfiguration(
             backendEndpoint: backend, heartbeatInterval: heartbeat.interval, liveness: heartbeat.liveness)
+        let readiness = Readiness(parts: ["notifier", "alerts"])
         try await process.runServices(
             [
-                NotifierService(store: store, configuration: configuration, context: context, logger: logger),
-                WorkerService(handler: AlertsService(store: store), configuration: workers, context: context, logger: logger),
-            ], logger: logger)
+                NotifierService(
+                    store: store, configuration: configuration, context: context, logger: logger,
+                    readiness: readiness.reporter(for: "notifier")),
+                WorkerService(
+                    handler: AlertsService(store: store), configuration: workers, context: context, logger: logger,
+                    readiness: readiness.reporter(for: "alerts")),
+            ], readiness: readiness, logger: logger)
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import ServiceLifecycle
+import TallyLifecycle
 
 /// One child process of `tally up`: a name for its log prefix and the `tally` arguments to run.
 struct ChildSpec: Sendable {
@@ -10,22 +11,30 @@ struct ChildSpec: Sendable {
 
 /// Keeps `tally up`'s children running: starts each, prefixes its output with its name, restarts
 /// it with backoff when it dies, and on shutdown sends SIGTERM to all (SIGKILL after a grace period).
+///
+/// Each child reports its readiness on a notification socket of its own (sd_notify), in
+/// `runtimeDirectory`; `tally up` is ready, and says so to its own supervisor, once every child is.
 final class ProcessSupervisor: Service, @unchecked Sendable {
     private let children: [ChildSpec]
     private let logger: Logger
     private let executable: String
+    private let runtimeDirectory: String
+    private let readiness: Readiness
     private let gracePeriod: Duration = .seconds(10)
     private let lock = NSLock()
     private var running: [String: Process] = [:]
     private var stopping = false
 
-    init(children: [ChildSpec], logger: Logger) {
+    init(children: [ChildSpec], runtimeDirectory: String, readiness: Readiness, logger: Logger) {
         self.children = children
         self.logger = logger
+        self.runtimeDirectory = runtimeDirectory
+        self.readiness = readiness
         self.executable = Bundle.main.executablePath ?? CommandLine.arguments[0]
     }
 
     func run() async throws {
+        try FileManager.default.createDirectory(atPath: runtimeDirectory, withIntermediateDirectories: true)
         await withGracefulShutdownHandler {
             await withTaskGroup(of: Void.self) { group in
                 let width = children.map(\.name.count).max() ?? 0
@@ -63,11 +72,19 @@ final class ProcessSupervisor: Service, @unchecked Sendable {
     }
 
     private func runOnce(_ child: ChildSpec, prefix: String) async throws -> Int32 {
+        let reporter = readiness.reporter(for: child.name)
+        reporter.notReady("\(child.name): starting")
+        let listener = try ReadinessListener(socketPath: "\(runtimeDirectory)/\(child.name).notify") { state in
+            let status = state.status ?? child.name
+            if state.isReady && !state.isStopping { reporter.ready(status) } else { reporter.notReady(status) }
+        }
+        defer { listener.close() }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = child.arguments
         var environment = ProcessInfo.processInfo.environment
         environment["TALLY_PARENT_PID"] = "\(getpid())"
+        environment["NOTIFY_SOCKET"] = listener.socketPath
         process.environment = environment
         let output = Pipe()
         process.standardOutput = output
@@ -82,7 +99,7 @@ final class ProcessSupervisor: Service, @unchecked Sendable {
                 prefixer.write(data)
             }
         }
-        return try await withCheckedThrowingContinuation { continuation in
+        let status: Int32 = try await withCheckedThrowingContinuation { continuation in
             process.terminationHandler = { process in continuation.resume(returning: process.terminationStatus) }
             do {
                 try lock.withLock {
@@ -95,6 +112,8 @@ final class ProcessSupervisor: Service, @unchecked Sendable {
                 continuation.resume(throwing: error)
             }
         }
+        reporter.notReady("\(child.name): exited with status \(status)")
+        return status
     }
 
     private func stopAll() {

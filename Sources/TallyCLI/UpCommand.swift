@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import TallyLifecycle
 
 struct UpCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -42,6 +43,13 @@ struct UpCommand: AsyncParsableCommand {
                         "--events-endpoint", NotifierDefaults.eventsEndpoint, "--alerts-endpoint", NotifierDefaults.alertsEndpoint]
                 + shared))
         logger.info("starting", metadata: ["frontend": "\(frontend)", "data_dir": "\(dataDir)"])
-        try await process.runServices([ProcessSupervisor(children: children, logger: logger)], logger: logger)
+        // The children's notification sockets: short paths (a Unix socket path has ~100 bytes),
+        // private to this run of tally up.
+        let runtimeDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("tally-up-\(getpid())").path
+        defer { try? FileManager.default.removeItem(atPath: runtimeDirectory) }
+        let readiness = Readiness(parts: children.map(\.name))
+        try await process.runServices(
+            [ProcessSupervisor(children: children, runtimeDirectory: runtimeDirectory, readiness: readiness, logger: logger)],
+            readiness: readiness, logger: logger)
     }
 }

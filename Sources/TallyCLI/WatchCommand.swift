@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Logging
 import ServiceLifecycle
+import TallyLifecycle
 import TallyNotifier
 import TallyProtocol
 import ZeroMQ
@@ -68,7 +69,10 @@ struct WatchService: Service {
                 context: context, stop: stop,
                 show: { alert in FileHandle.standardOutput.write(Data((Self.line(alert, asJSON: asJSON) + "\n").utf8)) },
                 warn: { message in FileHandle.standardError.write(Data("tally watch: \(message)\n".utf8)) },
-                ready: { after in FileHandle.standardError.write(Data("tally watch: showing alerts after #\(after)\n".utf8)) })
+                ready: { after in
+                    FileHandle.standardError.write(Data("tally watch: showing alerts after #\(after)\n".utf8))
+                    ReadinessNotifier.shared.ready(status: "showing alerts after #\(after)")
+                })
         }
     }
 

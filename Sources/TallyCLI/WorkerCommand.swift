@@ -1,4 +1,5 @@
 import ArgumentParser
+import TallyLifecycle
 import TallyWorker
 import ZeroMQ
 
@@ -60,7 +61,10 @@ struct WorkerCommand: AsyncParsableCommand {
         let configuration = WorkerConfiguration(
             backendEndpoint: backend, concurrency: concurrency, heartbeatInterval: heartbeat.interval,
             liveness: heartbeat.liveness, maximumMessageBytes: maxMessageBytes, handlingDelay: .milliseconds(handlingDelayMs))
-        let worker = WorkerService(handler: handler, configuration: configuration, context: context, logger: logger)
-        try await process.runServices(publisher.map { [worker, $0] } ?? [worker], logger: logger)
+        let readiness = Readiness(parts: [service])
+        let worker = WorkerService(
+            handler: handler, configuration: configuration, context: context, logger: logger,
+            readiness: readiness.reporter(for: service))
+        try await process.runServices(publisher.map { [worker, $0] } ?? [worker], readiness: readiness, logger: logger)
     }
 }

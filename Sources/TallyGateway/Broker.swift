@@ -155,6 +155,11 @@ final class Broker {
             services[service]!.idle.append(identity)
             logger.info("worker joined", metadata: ["service": "\(service)", "workers": "\(services[service]!.liveWorkers)"])
             dispatch(service)
+            // Acknowledge at once (any broker message says "registered"), so the worker can report
+            // itself ready now instead of at the next heartbeat.
+            if workers[identity]?.request == nil {
+                _ = transport.sendToWorker([identity] + Majordomo.BrokerMessage.heartbeat.frames)
+            }
         case .reply(let client, let body):
             guard var worker = workers[identity] else {
                 _ = transport.sendToWorker([identity] + Majordomo.BrokerMessage.disconnect.frames)

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import ServiceLifecycle
+import TallyLifecycle
 import TallyProtocol
 import ZeroMQ
 
@@ -10,16 +11,21 @@ public struct GatewayService: Service {
     public let configuration: GatewayConfiguration
     private let context: ZMQContext
     private let logger: Logger
+    private let readiness: ReadinessReporter
 
-    public init(configuration: GatewayConfiguration, context: ZMQContext, logger: Logger) {
+    /// - Parameter readiness: told once both sockets are bound, when clients and workers can connect.
+    public init(configuration: GatewayConfiguration, context: ZMQContext, logger: Logger, readiness: ReadinessReporter = .none) {
         self.configuration = configuration
         self.context = context
         self.logger = logger
+        self.readiness = readiness
     }
 
     public func run() async throws {
-        try await DedicatedThread.runUntilShutdown(name: "gateway") { [configuration, context, logger] stop in
-            try GatewayLoop(configuration: configuration, context: context, logger: logger).run(until: stop)
+        try await DedicatedThread.runUntilShutdown(name: "gateway") { [configuration, context, logger, readiness] stop in
+            let loop = try GatewayLoop(configuration: configuration, context: context, logger: logger)
+            readiness.ready("gateway serving clients on \(configuration.frontendEndpoint), workers on \(configuration.backendEndpoint)")
+            try loop.run(until: stop)
         }
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import ServiceLifecycle
+import TallyLifecycle
 import TallyProtocol
 import ZeroMQ
 
@@ -49,12 +50,18 @@ public struct NotifierService: Service {
     let configuration: NotifierConfiguration
     let context: ZMQContext
     let logger: Logger
+    let readiness: ReadinessReporter
 
-    public init(store: NotifierStore, configuration: NotifierConfiguration, context: ZMQContext, logger: Logger) {
+    /// - Parameter readiness: told once the inlet and the outlet are bound.
+    public init(
+        store: NotifierStore, configuration: NotifierConfiguration, context: ZMQContext, logger: Logger,
+        readiness: ReadinessReporter = .none
+    ) {
         self.store = store
         self.configuration = configuration
         self.context = context
         self.logger = logger
+        self.readiness = readiness
     }
 
     public func run() async throws {
@@ -78,6 +85,7 @@ public struct NotifierService: Service {
         try outlet.setLinger(milliseconds: 200)
         try outlet.setHighWaterMarks(send: 100_000, receive: 1000)
         try outlet.bind(configuration.alertsEndpoint)
+        readiness.ready("notifier taking events on \(configuration.eventsEndpoint), publishing alerts on \(configuration.alertsEndpoint)")
 
         let logger = self.logger
         let processor = EventProcessor(

@@ -1,61 +1,105 @@
 import Foundation
+import TallyLifecycle
 
-/// A `tally` child process started for a test, with its output kept in a log file.
+/// A `tally` child process started for a test, with its output kept in a log file and its
+/// readiness heard through its own notification socket (`NOTIFY_SOCKET`, as systemd would).
 public final class TallyProcess: @unchecked Sendable {
     public let name: String
     public let arguments: [String]
     public let logFile: URL
     private let process: Process
+    private let listener: ReadinessListener
+    /// What the process said about itself, and its exit status once it has exited.
+    private let observed = Awaitable(Observed())
 
-    init(name: String, executable: URL, arguments: [String], logFile: URL) throws {
+    struct Observed: Sendable {
+        var readiness = ReadinessState()
+        var exitStatus: Int32?
+    }
+
+    init(name: String, executable: URL, arguments: [String], logFile: URL, notifySocket: String) throws {
         self.name = name
         self.arguments = arguments
         self.logFile = logFile
+        let observed = observed
+        listener = try ReadinessListener(socketPath: notifySocket) { state in
+            observed.update { $0.readiness = state }
+        }
         process = Process()
         process.executableURL = executable
         process.arguments = arguments
         var environment = ProcessInfo.processInfo.environment
         // The child stops by itself if the test process dies, so no stray process outlives a run.
         environment["TALLY_PARENT_PID"] = "\(getpid())"
+        environment["NOTIFY_SOCKET"] = notifySocket
         process.environment = environment
         _ = FileManager.default.createFile(atPath: logFile.path, contents: nil)
         let log = try FileHandle(forWritingTo: logFile)
         process.standardOutput = log
         process.standardError = log
         process.standardInput = FileHandle.nullDevice
-        try process.run()
+        let listener = listener
+        process.terminationHandler = { process in
+            // Read what the child sent before it died first, so a READY just before an exit counts.
+            listener.close()
+            observed.update { $0.exitStatus = process.terminationStatus }
+        }
+        do {
+            try process.run()
+        } catch {
+            listener.close()
+            throw error
+        }
     }
 
+    deinit { listener.close() }
+
     public var pid: Int32 { process.processIdentifier }
-    public var isRunning: Bool { process.isRunning }
-    public var exitStatus: Int32? { process.isRunning ? nil : process.terminationStatus }
+    public var isRunning: Bool { observed.value.exitStatus == nil }
+    public var exitStatus: Int32? { observed.value.exitStatus }
+    /// What the process last said about itself (`READY=1`, its `STATUS=` line).
+    public var readiness: ReadinessState { observed.value.readiness }
 
     /// What the process has logged so far.
     public var log: String { (try? String(contentsOf: logFile, encoding: .utf8)) ?? "" }
 
-    public func signal(_ signal: Int32) {
-        if process.isRunning { kill(process.processIdentifier, signal) }
+    /// One line on what the process is doing, for failure messages.
+    public var summary: String {
+        let state = observed.value
+        let life = state.exitStatus.map { "exited with status \($0)" } ?? "running (pid \(pid))"
+        let ready = state.readiness.isReady ? "ready" : "not ready"
+        return "\(name): \(life), \(ready), status: \(state.readiness.status ?? "none reported")"
     }
 
-    /// Kills the process at once, as a crash would.
+    /// Waits until the process says it is ready (`READY=1`): a gateway has bound its sockets, a
+    /// worker process has every thread registered with the gateway, a notifier has bound its
+    /// sockets and its `alerts` worker is registered, `tally watch` knows where it starts.
+    /// Fails at once if the process exits first. The timeout is only a guard against a process
+    /// that hangs; it is long, because a busy machine makes readiness late, not wrong.
+    public func waitUntilReady(timeout: Duration = .seconds(120)) async throws {
+        let outcome = await observed.wait(until: { $0.readiness.isReady || $0.exitStatus != nil }, timeout: timeout)
+        if outcome?.readiness.isReady == true { return }
+        throw StackError.notReady(process: summary, waited: timeout, log: log)
+    }
+
+    public func signal(_ signal: Int32) {
+        if isRunning { kill(process.processIdentifier, signal) }
+    }
+
+    /// Kills the process at once, as a crash would, and waits until it is gone.
     public func kill9() async {
         signal(SIGKILL)
-        _ = await waitForExit(timeout: .seconds(5))
+        _ = await waitForExit(timeout: .seconds(60))
     }
 
     /// Waits for the process to end; returns false if it was still running at the timeout.
     public func waitForExit(timeout: Duration) async -> Bool {
-        let deadline = ContinuousClock.now + timeout
-        while process.isRunning {
-            if ContinuousClock.now >= deadline { return false }
-            try? await Task.sleep(for: .milliseconds(10))
-        }
-        return true
+        await observed.wait(until: { $0.exitStatus != nil }, timeout: timeout) != nil
     }
 
     /// SIGTERM, then SIGKILL if it has not stopped within `grace`. Returns whether it stopped gracefully.
     @discardableResult
-    public func stop(grace: Duration = .seconds(5)) async -> Bool {
+    public func stop(grace: Duration = .seconds(30)) async -> Bool {
         signal(SIGTERM)
         if await waitForExit(timeout: grace) { return true }
         await kill9()

@@ -83,23 +83,24 @@ public final class TallyStack: @unchecked Sendable {
     /// Starts the gateway and the configured workers, and waits until all of them are registered.
     public func start() async throws {
         try await startGateway()
+        var started: [TallyProcess] = []
         for (service, count) in options.workers.sorted(by: { $0.key < $1.key }) {
-            for _ in 0..<count { try startWorker(service) }
-            try await waitForWorkers(service, count: count)
+            for _ in 0..<count { started.append(try startWorker(service)) }
         }
+        for worker in started { try await worker.waitUntilReady() }
     }
 
-    /// Starts (or restarts) the gateway on the stack's endpoints and waits until it answers.
+    /// Starts (or restarts) the gateway on the stack's endpoints and waits until it is ready: its
+    /// sockets are bound, so every request sent from now on is answered.
     public func startGateway() async throws {
         gateway = try launch(
             "gateway",
             ["gateway", "--frontend", frontend, "--backend", backend] + timing + options.gatewayArguments)
-        try await waitUntil("the gateway answers system.ping") {
-            (try? await self.client(timeout: .milliseconds(200), tries: 1).call("system.ping"))?.isOK == true
-        }
+        try await gateway.waitUntilReady()
     }
 
-    /// Starts one worker process; call `waitForWorkers` to wait for it to register.
+    /// Starts one worker process; `waitUntilReady()` on it waits until the gateway has registered
+    /// every one of its threads.
     @discardableResult
     public func startWorker(
         _ service: String, concurrency: Int = 1, backend: String? = nil, extraArguments: [String] = []
@@ -123,7 +124,8 @@ public final class TallyStack: @unchecked Sendable {
         }
         let process = try TallyProcess(
             name: name, executable: Self.executable, arguments: arguments,
-            logFile: directory.appendingPathComponent("\(number)-\(name).log"))
+            logFile: directory.appendingPathComponent("\(number)-\(name).log"),
+            notifySocket: directory.appendingPathComponent("\(number).notify").path)
         lock.withLock { processes.append(process) }
         return process
     }
@@ -146,17 +148,19 @@ public final class TallyStack: @unchecked Sendable {
         }
     }
 
-    /// Polls `condition` until it holds, failing with the stack's logs after `timeout`.
+    /// Polls `condition` until it holds; see `TallyTesting.waitUntil`. On failure, says what every
+    /// process of the stack was doing and what each logged.
     public func waitUntil(
         _ what: String, timeout: Duration = .seconds(20), _ condition: @Sendable () async -> Bool
     ) async throws {
-        let deadline = ContinuousClock.now + timeout
-        while !(await condition()) {
-            guard ContinuousClock.now < deadline else {
-                throw StackError.timedOut(what: what, logs: logs)
-            }
-            try await Task.sleep(for: .milliseconds(20))
+        try await TallyTesting.waitUntil(what, timeout: timeout, condition) { detail in
+            StackError.timedOut(detail: detail, processes: self.processSummaries, logs: self.logs)
         }
+    }
+
+    /// One line per process: running or exited, ready or not, and its last status.
+    public var processSummaries: String {
+        lock.withLock { processes }.map(\.summary).joined(separator: "\n")
     }
 
     /// Every process's log, for failure messages.
@@ -174,11 +178,17 @@ public final class TallyStack: @unchecked Sendable {
 }
 
 public enum StackError: Error, CustomStringConvertible {
-    case timedOut(what: String, logs: String)
+    /// A condition stayed false for the whole wait; `detail` names it and says how the wait went.
+    case timedOut(detail: String, processes: String, logs: String)
+    /// A process exited, or never said it was ready.
+    case notReady(process: String, waited: Duration, log: String)
 
     public var description: String {
         switch self {
-        case .timedOut(let what, let logs): "timed out waiting until \(what)\n\(logs)"
+        case .timedOut(let detail, let processes, let logs):
+            "timed out waiting until \(detail)\nprocesses:\n\(processes)\n\(logs)"
+        case .notReady(let process, let waited, let log):
+            "\(process) (waited up to \(waited) for READY=1)\n\(log)"
         }
     }
 }

@@ -16,13 +16,23 @@ final class MajordomoWorker {
     private let stop: WakeupSignal
     private var logger: Logger
     private let clock = ContinuousClock()
+    private let onRegistration: @Sendable (Bool) -> Void
+    /// Whether the gateway has spoken to the current socket since its READY: it only heartbeats
+    /// and sends requests to workers it has registered.
+    private var isRegistered = false {
+        didSet { if isRegistered != oldValue { onRegistration(isRegistered) } }
+    }
 
     private var socket: ZMQSocket?
     private var liveness = 0
     private var heartbeatAt: ContinuousClock.Instant
     private var reconnectDelay: Duration
 
-    init(context: ZMQContext, configuration: WorkerConfiguration, processor: RequestProcessor, stop: WakeupSignal, logger: Logger) {
+    init(
+        context: ZMQContext, configuration: WorkerConfiguration, processor: RequestProcessor, stop: WakeupSignal, logger: Logger,
+        onRegistration: @escaping @Sendable (Bool) -> Void = { _ in }
+    ) {
+        self.onRegistration = onRegistration
         self.context = context
         self.configuration = configuration
         self.processor = processor
@@ -94,6 +104,7 @@ final class MajordomoWorker {
         switch Majordomo.BrokerMessage(frames: frames) {
         case .request(let client, let body)?:
             reconnectDelay = configuration.initialReconnectDelay
+            isRegistered = true
             if handler.isBusy {
                 // 7/MDP sends one request at a time; a broker that sends more gets told, not ignored.
                 let busy = Reply.failure(id: nil, error: TallyError(.unavailable, "this \(serviceName) worker is busy; retry"))
@@ -103,6 +114,7 @@ final class MajordomoWorker {
             }
         case .heartbeat?:
             reconnectDelay = configuration.initialReconnectDelay
+            isRegistered = true
         case .disconnect?:
             logger.info("gateway asked us to reconnect", metadata: ["after": "\(reconnectDelay)"])
             if let finished = try handler.finish() {
@@ -138,6 +150,7 @@ final class MajordomoWorker {
     private func closeSocket() {
         socket?.close()
         socket = nil
+        isRegistered = false
     }
 
     /// Sleeps for `delay` unless asked to stop first; returns whether it was asked to stop.

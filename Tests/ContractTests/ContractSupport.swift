@@ -1,4 +1,5 @@
 import Foundation
+import ZeroMQ
 import TallyProtocol
 
 /// Where the contract lives: the repository root, found from this file's path.
@@ -304,7 +305,13 @@ enum SchemaValidator {
 
     static let installHint = "the contract tests validate with Python 3 and its jsonschema package: pip install jsonschema"
 
-    static func run(items: [Item], checkSchemas: Bool = false) throws -> Output {
+    /// Runs validate.py on a thread of its own: waiting for a Python process must not hold one of
+    /// the few threads of the concurrency pool that every other test of the run shares.
+    static func run(items: [Item], checkSchemas: Bool = false) async throws -> Output {
+        try await DedicatedThread.run(name: "validate.py") { try runBlocking(items: items, checkSchemas: checkSchemas) }
+    }
+
+    private static func runBlocking(items: [Item], checkSchemas: Bool) throws -> Output {
         let job = try JSONEncoder().encode(Job(schemas: Repository.schemas.path, checkSchemas: checkSchemas, items: items))
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")

@@ -10,8 +10,8 @@ import Testing
 @Suite struct ContractTests {
     // MARK: 1. Schemas
 
-    @Test func everySchemaIsValidDraft202012AndEveryRefResolves() throws {
-        let output = try SchemaValidator.run(items: [], checkSchemas: true)
+    @Test func everySchemaIsValidDraft202012AndEveryRefResolves() async throws {
+        let output = try await SchemaValidator.run(items: [], checkSchemas: true)
         for problem in output.schemaProblems { Issue.record(Comment(rawValue: problem)) }
         for required in ["envelope.json", "reply.json", "error.json"] {
             #expect(output.schemaFiles.contains(required), "schemas/\(required) is missing")
@@ -81,7 +81,7 @@ import Testing
 
     // MARK: 3. Examples validate against their schemas
 
-    @Test func everyDocumentedExampleValidatesAgainstItsSchemas() throws {
+    @Test func everyDocumentedExampleValidatesAgainstItsSchemas() async throws {
         let (examples, problems) = DocExample.parse(try Repository.text(of: Repository.protocolDocument))
         for problem in problems { Issue.record(Comment(rawValue: problem)) }
         #expect(examples.count >= 10, "docs/protocol.md should carry examples")
@@ -139,7 +139,7 @@ import Testing
             }
         }
 
-        let output = try SchemaValidator.run(items: items)
+        let output = try await SchemaValidator.run(items: items)
         var refusedOnly = Set<Int>()
         for (example, range) in mustBeRefused {
             refusedOnly.formUnion(range)
@@ -219,7 +219,7 @@ import Testing
             }
             return items
         }
-        let output = try SchemaValidator.run(items: items)
+        let output = try await SchemaValidator.run(items: items)
         for result in output.results {
             for error in result.errors { Issue.record("\(result.label): \(error)") }
         }

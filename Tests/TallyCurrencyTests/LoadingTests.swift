@@ -3,6 +3,7 @@ import GRDB
 import TallyMoney
 import TallyProtocol
 @testable import TallyCurrency
+import TallyTesting
 import Testing
 
 @Suite struct LoadingTests {
@@ -55,15 +56,18 @@ import Testing
         #expect(codes(try run(store, "currency.search", ["query": "yen"])).first == "JPY")
     }
 
-    /// Two stores on one file are two connections, as two worker processes are.
+    /// Two stores on one file are two connections, as two worker processes are. The first is held
+    /// mid-load until the second has seen its claim, so the two loads really overlap however the
+    /// threads are scheduled.
     @Test func ofTwoLoadersStartingTogetherExactlyOneLoads() async throws {
         let directory = try temporaryDataDirectory()
         let outcomes = Observations<CurrencyLoader.Outcome>()
         let waited = Observations<Int>()
+        let gate = Gate(at: 50)
         let threads = try (0..<2).map { index in
             var loader = CurrencyLoader(store: try CurrencyStore(directory: directory))
-            loader.chunkDelay = .milliseconds(10)
             loader.pollInterval = .milliseconds(10)
+            if index == 0 { loader.beforeChunk = gate.hook }
             loader.onEvent = { if case .waiting = $0 { waited.append(index) } }
             return Thread { [loader] in
                 do { outcomes.append(try loader.load(.embedded, source: .embedded, policy: .unlessCurrent)) } catch {
@@ -71,10 +75,14 @@ import Testing
                 }
             }
         }
-        threads.forEach { $0.start() }
+        threads[0].start()
+        try await waitUntil("the first load holds after 50 currencies") { gate.isReached }
+        threads[1].start()
+        try await waitUntil("the second loader waits for the first") { waited.items == [1] }
+        gate.open()
         try await waitUntil("both loaders returned", timeout: .seconds(30)) { outcomes.items.count == 2 }
         #expect(outcomes.items.filter(\.loaded).count == 1)
-        #expect(waited.items.count == 1, "the other one waited for it")
+        #expect(waited.items == [1], "only the second one waited")
         let store = try CurrencyStore(directory: directory)
         #expect(try store.status().state == .ready)
         #expect(try rowGenerations(store) == [1])
@@ -222,18 +230,6 @@ import Testing
         try process.run()
         process.waitUntilExit()
         return process.processIdentifier
-    }
-}
-
-/// Polls `condition` every 10 ms until it holds, failing after `timeout`.
-func waitUntil(_ what: String, timeout: Duration = .seconds(20), _ condition: () throws -> Bool) async throws {
-    let deadline = ContinuousClock.now + timeout
-    while !(try condition()) {
-        guard ContinuousClock.now < deadline else {
-            Issue.record("timed out waiting until \(what)")
-            throw CancellationError()
-        }
-        try await Task.sleep(for: .milliseconds(10))
     }
 }
 

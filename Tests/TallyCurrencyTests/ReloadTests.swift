@@ -2,6 +2,7 @@ import Foundation
 import TallyMoney
 import TallyProtocol
 @testable import TallyCurrency
+import TallyTesting
 import Testing
 
 @Suite struct ReloadTests {

@@ -49,12 +49,14 @@ import Testing
         let up = try stack.launch(
             "up", ["up", "--frontend", stack.frontend, "--backend", stack.backend, "--data-dir", dataDir, "--heartbeat-ms", "200"])
         do {
-            try await stack.waitForWorkers("calc", count: 1)
+            // tally up is ready when every child is: the gateway bound, each worker registered.
+            try await up.waitUntilReady()
             let reply = try await stack.client().call("calc.tip", ["amount": "84.00", "tip_percent": "18", "split": 3, "currency": "USD"])
             #expect(reply.result?["tip"] == "15.12")
             // Every service of the catalog starts, each log line prefixed with its name, padded to the longest.
-            try await stack.waitForWorkers("accounts", count: 1)
-            try await stack.waitForWorkers("currency", count: 1)
+            for service in ["calc", "accounts", "currency", "shopping", "alerts"] {
+                #expect((try await stack.serviceStatus(service))?["workers"]?.intValue == 1, "\(service)")
+            }
             let prefixes = Set(up.log.split(separator: "\n").compactMap { line in
                 line.firstRange(of: " | ").map { line[..<$0.lowerBound].trimmingCharacters(in: .whitespaces) }
             })

@@ -86,8 +86,12 @@ import ZeroMQ
             poller.add(router)
             func next() throws -> [Data] {
                 while true {
-                    try poller.poll(timeout: .seconds(10))
-                    guard let frames = try router.receive(dontWait: true) else { throw StackError.timedOut(what: "worker message", logs: stack.logs) }
+                    // Long: a worker process that starts on a busy machine is late, not lost.
+                    try poller.poll(timeout: .seconds(60))
+                    guard let frames = try router.receive(dontWait: true) else {
+                        throw StackError.timedOut(
+                            detail: "the worker sends a message: nothing in 60 s", processes: stack.processSummaries, logs: stack.logs)
+                    }
                     if frames.count == 4, frames[3] == Data([0x04]) { continue }  // heartbeat
                     return frames
                 }

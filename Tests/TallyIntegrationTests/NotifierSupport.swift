@@ -9,16 +9,17 @@ extension TallyStack {
     var alertsEndpoint: String { "ipc://\(directory.path)/alerts" }
     var dataDirectory: String { directory.appendingPathComponent("data").path }
 
-    /// Starts `tally notifier` on the stack's endpoints and waits until it serves `alerts`.
+    /// Starts `tally notifier` on the stack's endpoints and waits until it is ready: its sockets
+    /// are bound and the gateway has registered its `alerts` worker.
     @discardableResult
-    func startNotifier(catchUpMs: Int = 200, expectWorkers: Int = 1) async throws -> TallyProcess {
+    func startNotifier(catchUpMs: Int = 200) async throws -> TallyProcess {
         let process = try launch(
             "notifier",
             ["notifier", "--events-endpoint", eventsEndpoint, "--alerts-endpoint", alertsEndpoint,
              "--frontend", frontend, "--backend", backend, "--data-dir", dataDirectory,
              "--catch-up-ms", "\(catchUpMs)", "--catch-up-timeout-ms", "1000",
              "--heartbeat-ms", "\(options.heartbeat.roundedUpMilliseconds)", "--liveness", "\(options.liveness)"])
-        try await waitForWorkers("alerts", count: expectWorkers)
+        try await process.waitUntilReady()
         return process
     }
 
@@ -42,9 +43,10 @@ extension TallyStack {
             try socket.connect(endpoint)
             var poller = ZMQPoller()
             poller.add(socket)
-            try poller.poll(timeout: .seconds(10))
+            try poller.poll(timeout: .seconds(60))
             guard let subscription = try socket.receive(dontWait: true), subscription.first?.first == 1 else {
-                throw StackError.timedOut(what: "the notifier subscribes to \(endpoint)", logs: "")
+                throw StackError.timedOut(
+                    detail: "the notifier subscribes to \(endpoint): no subscription in 60 s", processes: "", logs: "")
             }
             for event in events {
                 try socket.send([Data((event["type"]?.stringValue ?? "").utf8), try JSONEncoder.tally.encode(event)])

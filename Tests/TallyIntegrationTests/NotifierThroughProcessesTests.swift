@@ -47,7 +47,7 @@ import Testing
             await notifier.kill9()
             // Committed while the notifier is down, and its publish lost: only catch-up can bring it.
             feed.add(priceChanged(2, item: "Bread"))
-            notifier = try await stack.startNotifier(expectWorkers: 1)
+            notifier = try await stack.startNotifier()
             try await stack.waitUntil("alert 2, caught up after the restart") { watchedAlerts(watch).count >= 2 }
 
             // Re-sent old events and a new one: one new alert.

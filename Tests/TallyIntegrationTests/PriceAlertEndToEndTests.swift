@@ -76,7 +76,7 @@ import Testing
             await notifier.kill9()
             let thisWeek = try await shopper.newList("This week")
             try await shopper.buy("Milk", at: "1.29", list: thisWeek)
-            try await stack.startNotifier(expectWorkers: 1)
+            try await stack.startNotifier()
             try await shopper.buy("Bread", at: "2.29", list: thisWeek)
             try await expectExactlyOneMilkAlert(watch, stack)
         }
