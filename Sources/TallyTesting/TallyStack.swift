@@ -15,9 +15,12 @@ public final class TallyStack: @unchecked Sendable {
     public struct Options: Sendable {
         /// Worker processes to start, by service, before the body runs.
         public var workers: [String: Int] = [:]
-        /// Short, so that dead workers are noticed quickly in tests.
+        /// Short, so that a worker whose process died is noticed quickly (its closed pipe shows
+        /// at the next heartbeat the gateway sends).
         public var heartbeat: Duration = .milliseconds(200)
-        public var liveness: Int = 3
+        /// Generous, so that a process a busy machine leaves unscheduled for a second is not
+        /// taken for dead: 2 s of silence.
+        public var liveness: Int = 10
         public var gatewayArguments: [String] = []
         public init(workers: [String: Int] = [:]) { self.workers = workers }
     }

@@ -114,15 +114,15 @@ import Testing
     /// and a later retry of it still finds the one account.
     @Test func aCreateWhoseWorkerDiesRunsOnceOnAnother() async throws {
         try await TallyStack.with() { stack in
-            let slow = try stack.startWorker("accounts", extraArguments: ["--handling-delay-ms", "3000"])
-            try await stack.waitForWorkers("accounts", count: 1)
-            let client = try stack.client(timeout: .seconds(15))
+            // Slower than the whole test: it is killed holding the request, whenever that is.
+            let slow = try stack.startWorker("accounts", extraArguments: ["--handling-delay-ms", "120000"])
+            try await slow.waitUntilReady()
+            let client = try stack.client(timeout: .seconds(90))
             async let reply = client.call("accounts.create", wallet(), idempotencyKey: "dying-1")
             try await stack.waitUntil("the slow worker holds the create") {
                 (try? await stack.serviceStatus("accounts"))?["busy"]?.intValue == 1
             }
-            try stack.startWorker("accounts")
-            try await stack.waitForWorkers("accounts", count: 2)
+            try await stack.startWorker("accounts").waitUntilReady()
             await slow.kill9()
             let answer = try await reply
             #expect(answer.result?["name"] == "Wallet", "\(answer)")

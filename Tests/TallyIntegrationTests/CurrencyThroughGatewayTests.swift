@@ -80,7 +80,8 @@ import Testing
 
     @Test func aWorkerKilledWhileLoadingIsTakenOverByTheNext() async throws {
         try await TallyStack.with() { stack in
-            let doomed = try stack.startWorker("currency", extraArguments: ["--currency-load-delay-ms", "1000"])
+            // A load that would take minutes: it is surely still loading when killed.
+            let doomed = try stack.startWorker("currency", extraArguments: ["--currency-load-delay-ms", "10000"])
             try await stack.waitForWorkers("currency", count: 1)
             let client = try stack.client()
             try await stack.waitUntil("the first worker has begun loading") {
