@@ -52,10 +52,7 @@ let package = Package(
         // The calculation service: tip, tip table, bill split, split adjustment.
         .target(name: "TallyCalc", dependencies: ["TallyProtocol", "TallyMoney", "TallyWorker"]),
         // The accounts service: budget accounts per owner, stored in accounts.sqlite, and its word list.
-        .target(name: "TallyAccounts", dependencies: [
-            "TallyProtocol", "TallyMoney", "TallyStorage", "TallyWorker",
-            .product(name: "GRDB", package: "GRDB.swift"),
-        ]),
+        .target(name: "TallyAccounts", dependencies: ["TallyProtocol", "TallyMoney", "TallyStorage", "TallyWorker"]),
         // The currency service: ISO 4217 + CLDR currencies loaded into SQLite, search and lookups.
         .target(name: "TallyCurrency", dependencies: [
             "TallyProtocol", "TallyMoney", "TallyStorage", "TallyWorker",
@@ -86,10 +83,16 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),
+        // Every service Tally ships, in one place: the handlers workers run, and the command catalog
+        // the gateway serves, read off their command tables.
+        .target(name: "TallyCatalog", dependencies: [
+            "TallyProtocol", "TallyStorage", "TallyWorker", "TallyCalc", "TallyAccounts", "TallyCurrency", "TallyShopping",
+            "TallyNotifier",
+        ]),
         // The `tally` command line: every subcommand, and the process supervisor behind `tally up`.
         .target(name: "TallyCLI", dependencies: [
-            "ZeroMQ", "TallyProtocol", "TallyWorker", "TallyGateway", "TallyCalc", "TallyAccounts", "TallyClient",
-            "TallyCurrency", "TallyMoney", "TallyShopping", "TallyNotifier", "TallyLifecycle",
+            "ZeroMQ", "TallyProtocol", "TallyWorker", "TallyGateway", "TallyClient", "TallyCatalog",
+            "TallyCurrency", "TallyMoney", "TallyNotifier", "TallyLifecycle",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -128,6 +131,6 @@ let package = Package(
             .product(name: "GRDB", package: "GRDB.swift"),
         ]),
         .testTarget(name: "TallyIntegrationTests", dependencies: ["TallyTesting", "TallyClient", "TallyProtocol", "ZeroMQ"]),
-        .testTarget(name: "ContractTests", dependencies: ["TallyProtocol", "TallyTesting", "ZeroMQ"], exclude: ["validate.py"]),
+        .testTarget(name: "ContractTests", dependencies: ["TallyProtocol", "TallyTesting", "TallyCatalog", "ZeroMQ"], exclude: ["validate.py"]),
     ]
 )

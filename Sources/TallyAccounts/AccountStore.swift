@@ -1,48 +1,31 @@
-import GRDB
 import TallyProtocol
 import TallyStorage
 
-/// The accounts database as the commands use it: reads, idempotent write transactions and the
-/// word list.
-struct AccountStore: Sendable {
-    let database: ServiceDatabase
-    let writes: IdempotentWrites
-    let events: EventLog
+/// The accounts service's data as its commands use it: the service's store, and the word list.
+public struct AccountStore: Sendable {
+    public let store: ServiceStore
 
-    init(database: ServiceDatabase, eventSink: (any EventSink)?) {
-        self.database = database
-        self.writes = IdempotentWrites(database: database)
-        self.events = EventLog(database: database, service: "accounts", sink: eventSink)
+    /// Opens the accounts data on `engine` and brings its schema up to date.
+    public init(engine: any StorageEngine, eventSink: (any EventSink)? = nil) throws {
+        store = try ServiceStore(service: "accounts", engine: engine, migrations: AccountsSchema.migrations, sink: eventSink)
     }
 
-    /// The event each change records, by command.
-    static let eventTypes = [
-        "accounts.create": "accounts.account_created", "accounts.update": "accounts.account_updated",
-        "accounts.delete": "accounts.account_deleted", "accounts.set_default": "accounts.default_changed",
-    ]
-
-    /// Runs a mutation in one write transaction, recording its event (the account as the change
-    /// left it) in the same transaction. With an `idempotency_key`, a retry of the same request
-    /// gets the first run's result back instead of running again; keys are scoped by command and owner.
-    func mutate<Result: Encodable & Sendable>(
-        _ args: Arguments, _ context: RequestContext, owner: String, _ change: (Database) throws -> Result
+    /// Runs a change of `owner`'s accounts, recording its event (the account as the change left
+    /// it) in the same transaction; see `ServiceStore.change`.
+    func change(
+        _ args: Arguments, _ context: RequestContext, owner: String, _ body: (any SQLSession, Int64) throws -> AccountRecord
     ) throws -> StoredResult {
-        // The locale is part of the request: it picks the currency when args leave it out.
-        let request: JSONValue = ["args": .object(args.values), "locale": context.locale.map(JSONValue.string) ?? .null]
-        let type = Self.eventTypes[context.command] ?? context.command
-        return StoredResult(try writes.perform(
-            key: context.idempotencyKey, scope: "\(context.command):\(owner)", request: request
-        ) { db in
-            let result = try change(db)
-            try events.append(db, type: type, subject: owner, data: result)
-            return result
-        })
+        try store.change(ChangeRequest(context, args, owner: owner)) { change in
+            let account = try body(change.session, change.now).result()
+            change.record(AccountEvent(command: context.command, account: account))
+            return account
+        }
     }
 
     /// One text of the word list, in `language`.
     func text(_ key: String, in language: Language) throws -> String {
-        try database.read { db in
-            try String.fetchOne(db, sql: "SELECT text FROM localized_string WHERE language = ? AND key = ?", arguments: [language.rawValue, key])
+        try store.read { session in
+            try session.fetchValue("SELECT text FROM localized_string WHERE language = \(language.rawValue) AND key = \(key)", as: String.self)
         } ?? key
     }
 
@@ -53,11 +36,23 @@ struct AccountStore: Sendable {
     }
 }
 
-/// A mutation's result: fresh from the transaction, or as stored for its idempotency key.
-struct StoredResult: Encodable, Sendable {
-    let value: any Encodable & Sendable
+/// What happened to an account; the event's data is the account as the change left it.
+struct AccountEvent: DomainEvent {
+    /// The event type each command records.
+    static let types = [
+        "accounts.create": "accounts.account_created", "accounts.update": "accounts.account_updated",
+        "accounts.delete": "accounts.account_deleted", "accounts.set_default": "accounts.default_changed",
+    ]
 
-    init(_ value: any Encodable & Sendable) { self.value = value }
+    let type: String
+    let account: AccountResult
 
-    func encode(to encoder: Encoder) throws { try value.encode(to: encoder) }
+    init(command: String, account: AccountResult) {
+        type = Self.types[command] ?? command
+        self.account = account
+    }
+
+    var subject: String? { account.owner }
+
+    func encode(to encoder: Encoder) throws { try account.encode(to: encoder) }
 }

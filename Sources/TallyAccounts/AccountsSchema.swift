@@ -1,53 +1,73 @@
-import GRDB
 import TallyStorage
 
-/// The tables of `accounts.sqlite`. Migrations are append-only: a shipped migration never
-/// changes, so a later change (a new column, a reworded string) is a new migration.
+/// The tables of the accounts service. Steps are append-only: a shipped step never changes, so a
+/// later change (a new column, a reworded string) is a new step.
 enum AccountsSchema {
-    static func register(_ migrator: inout DatabaseMigrator) {
-        migrator.registerMigration("accounts-v1") { db in
-            // AUTOINCREMENT: an id is never reused after a delete, so a stale id cannot reach
-            // someone's newer account. Ids also grow in commit order, which `accounts.list` pages by.
-            try db.create(table: "account") { table in
-                table.autoIncrementedPrimaryKey("id")
-                table.column("owner", .text).notNull().check { length($0) >= 1 && length($0) <= 128 }
-                table.column("name", .text).notNull()
-                // The name trimmed, NFC-normalised and case-folded: what duplicates are found by.
-                table.column("name_key", .text).notNull()
-                table.column("currency", .text).notNull().check { length($0) == 3 }
-                // Integer minor units of `currency` (cents, yen, fils); negative for a debt.
-                table.column("starting_balance_minor", .integer).notNull()
-                table.column("is_default", .boolean).notNull().defaults(to: false)
-                // Milliseconds since 1970 (UTC).
-                table.column("created_at_ms", .integer).notNull()
-                table.column("updated_at_ms", .integer).notNull()
-            }
+    static let migrations: [Migration] = [
+        Migration("accounts-v1") { session in
+            // An identity id is never reused after a delete, so a stale id cannot reach someone's
+            // newer account. Ids also grow in commit order, which `accounts.list` pages by.
+            try session.create(TableSchema(
+                "account",
+                columns: [
+                    ColumnSchema("id", .identity),
+                    ColumnSchema("owner", .text, check: "length(owner) >= 1 AND length(owner) <= 128"),
+                    ColumnSchema("name", .text),
+                    // The name trimmed, NFC-normalised and case-folded: what duplicates are found by.
+                    ColumnSchema("name_key", .text),
+                    ColumnSchema("currency", .text, check: "length(currency) = 3"),
+                    // Integer minor units of `currency` (cents, yen, fils); negative for a debt.
+                    ColumnSchema("starting_balance_minor", .integer),
+                    ColumnSchema("is_default", .bool, default: "FALSE"),
+                    ColumnSchema("created_at_ms", .timestamp),
+                    ColumnSchema("updated_at_ms", .timestamp),
+                ]))
             // One name per owner, compared trimmed and case-insensitively.
-            try db.create(index: "account_owner_name", on: "account", columns: ["owner", "name_key"], options: .unique)
+            try session.createIndex("account_owner_name", on: "account", columns: ["owner", "name_key"], unique: true)
             // At most one default account per owner, whatever the code above it does.
-            try db.create(
-                index: "account_owner_default", on: "account", columns: ["owner"], options: .unique,
-                condition: Column("is_default"))
-            // Listing an owner's accounts in id order (the index holds the rowid after `owner`).
-            try db.create(index: "account_owner", on: "account", columns: ["owner"])
-        }
-        IdempotentWrites.registerMigration(&migrator)
-        migrator.registerMigration("localized-strings-v1") { db in
-            try db.create(table: "localized_string", options: .withoutRowID) { table in
-                table.column("language", .text).notNull()
-                table.column("key", .text).notNull()
-                table.column("text", .text).notNull()
-                table.primaryKey(["language", "key"])
-            }
+            try session.createIndex("account_owner_default", on: "account", columns: ["owner"], unique: true, where: "is_default")
+            // Listing an owner's accounts in id order.
+            try session.createIndex("account_owner", on: "account", columns: ["owner"])
+        },
+        Migration("localized-strings-v1") { session in
+            try session.create(TableSchema(
+                "localized_string",
+                columns: [ColumnSchema("language", .text), ColumnSchema("key", .text), ColumnSchema("text", .text)],
+                primaryKey: ["language", "key"], withoutRowID: true))
             for (language, strings) in WordList.seed {
                 for (key, text) in strings {
-                    try db.execute(
-                        sql: "INSERT INTO localized_string (language, key, text) VALUES (?, ?, ?)",
-                        arguments: [language.rawValue, key, text])
+                    try session.execute("INSERT INTO localized_string (language, key, text) VALUES (\(language.rawValue), \(key), \(text))")
                 }
             }
-        }
-        // The transactional outbox of accounts events (accounts.events).
-        EventLog.registerMigration(&migrator)
-    }
+        },
+        // Balances in 128-bit minor units (the seed sizes the field for 10^20 banknotes): a money
+        // column. SQLite cannot change a column's type, so it copies the table.
+        Migration("accounts-v2-money128") { session in
+            switch session.dialect {
+            case .postgres:
+                try session.execute("ALTER TABLE account ALTER COLUMN starting_balance_minor TYPE NUMERIC(39, 0)")
+            case .sqlite:
+                try session.execute("""
+                    CREATE TABLE account_v2 (
+                        id INTEGER PRIMARY KEY AUTOINCREMENT,
+                        owner TEXT NOT NULL CHECK (length(owner) >= 1 AND length(owner) <= 128),
+                        name TEXT NOT NULL,
+                        name_key TEXT NOT NULL,
+                        currency TEXT NOT NULL CHECK (length(currency) = 3),
+                        starting_balance_minor TEXT NOT NULL,
+                        is_default BOOLEAN NOT NULL DEFAULT FALSE,
+                        created_at_ms INTEGER NOT NULL,
+                        updated_at_ms INTEGER NOT NULL
+                    );
+                    INSERT INTO account_v2 SELECT id, owner, name, name_key, currency, CAST(starting_balance_minor AS TEXT),
+                        is_default, created_at_ms, updated_at_ms FROM account;
+                    DROP TABLE account;
+                    ALTER TABLE account_v2 RENAME TO account;
+                    CREATE UNIQUE INDEX account_owner_name ON account (owner, name_key);
+                    CREATE UNIQUE INDEX account_owner_default ON account (owner) WHERE is_default;
+                    CREATE INDEX account_owner ON account (owner);
+                    """)
+            }
+        },
+    ]
 }

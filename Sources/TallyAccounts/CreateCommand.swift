@@ -19,15 +19,11 @@ enum CreateCommand {
         let balance = try StartingBalance.parse(balanceText, in: currency, field: args.field("starting_balance"))
         let isDefault = try args.optionalBool("is_default") ?? false
 
-        return try store.mutate(args, context, owner: owner) { db in
-            try AccountRecord.checkNameIsFree(db, owner: owner, name: name)
-            let now = Timestamp.now()
-            if isDefault { try AccountRecord.clearDefault(db, owner: owner, except: nil, at: now) }
-            var account = AccountRecord(
-                id: nil, owner: owner, name: name.text, nameKey: name.key, currency: currency.code,
-                startingBalance: balance, isDefault: isDefault, createdAt: now, updatedAt: now)
-            try account.insert(db)
-            return try account.result()
+        return try store.change(args, context, owner: owner) { session, now in
+            try AccountRecord.checkNameIsFree(session, owner: owner, name: name)
+            if isDefault { try AccountRecord.clearDefault(session, owner: owner, except: nil, at: now) }
+            return try AccountRecord.insert(
+                session, owner: owner, name: name, currency: currency.code, startingBalance: balance, isDefault: isDefault, at: now)
         }
     }
 }

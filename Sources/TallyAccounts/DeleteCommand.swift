@@ -1,4 +1,5 @@
 import TallyProtocol
+import TallyStorage
 
 /// `accounts.delete`: removes one of the owner's accounts and returns it as it was. Deleting the
 /// default account leaves the owner without one; no other account is promoted.
@@ -7,10 +8,10 @@ enum DeleteCommand {
         try args.allowOnly(["owner", "id"])
         let owner = try Owner.read(args)
         let id = try AccountID.read(args)
-        return try store.mutate(args, context, owner: owner) { db in
-            let account = try AccountRecord.find(db, owner: owner, id: id)
-            _ = try account.delete(db)
-            return try account.result()
+        return try store.change(args, context, owner: owner) { session, _ in
+            let account = try AccountRecord.find(session, owner: owner, id: id)
+            try account.delete(session)
+            return account
         }
     }
 }

@@ -6,6 +6,6 @@ enum GetCommand {
         try args.allowOnly(["owner", "id"])
         let owner = try Owner.read(args)
         let id = try AccountID.read(args)
-        return try store.database.read { db in try AccountRecord.find(db, owner: owner, id: id).result() }
+        return try store.store.read { session in try AccountRecord.find(session, owner: owner, id: id).result() }
     }
 }

@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 import TallyProtocol
 import TallyStorage
 
@@ -15,17 +14,11 @@ enum ListCommand {
         let after = try args.optionalString("cursor").map { cursor throws(TallyError) in
             try listCursor.afterID(cursor, field: args.field("cursor"))
         } ?? 0
-        let rows = try store.database.read { db in
-            try AccountRecord
-                .filter(AccountRecord.Columns.owner == owner && AccountRecord.Columns.id > after)
-                .order(AccountRecord.Columns.id)
-                .limit(limit + 1)
-                .fetchAll(db)
-        }
+        let rows = try store.store.read { session in try AccountRecord.page(session, owner: owner, after: after, limit: limit + 1) }
         let page = rows.prefix(limit)
         return AccountPage(
             accounts: try page.map { try $0.result() },
-            nextCursor: rows.count > limit ? page.last?.id.map(listCursor.make) : nil)
+            nextCursor: rows.count > limit ? page.last.map { listCursor.make(afterID: $0.id) } : nil)
     }
 }
 

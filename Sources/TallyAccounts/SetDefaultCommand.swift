@@ -7,16 +7,15 @@ enum SetDefaultCommand {
         try args.allowOnly(["owner", "id"])
         let owner = try Owner.read(args)
         let id = try AccountID.read(args)
-        return try store.mutate(args, context, owner: owner) { db in
-            var account = try AccountRecord.find(db, owner: owner, id: id)
+        return try store.change(args, context, owner: owner) { session, now in
+            var account = try AccountRecord.find(session, owner: owner, id: id)
             if !account.isDefault {
-                let now = Timestamp.now()
-                try AccountRecord.clearDefault(db, owner: owner, except: id, at: now)
+                try AccountRecord.clearDefault(session, owner: owner, except: id, at: now)
                 account.isDefault = true
                 account.updatedAt = now
-                try account.update(db)
+                try account.update(session)
             }
-            return try account.result()
+            return account
         }
     }
 }

@@ -2,16 +2,17 @@ import TallyMoney
 import TallyProtocol
 
 /// An account's starting balance: a signed decimal as typed into a field of at most 22
-/// characters, held as `Int64` minor units. (The seed sized the field for the 10²⁰ banknotes of
-/// hyperinflation; 64 bits hold about 9.2 × 10¹⁸ minor units, and larger values are refused.)
+/// characters, held as `Int128` minor units. (The seed sized the field for the 10²⁰ banknotes of
+/// hyperinflation; 128 bits hold every value 22 characters can write, in any currency's minor
+/// units, with room to spare, so no balance that fits the field is refused for its size.)
 ///
 /// `DecimalText` reads the unsigned, 12-digit amounts of a bill; a balance may be negative (a
 /// debt) and much larger, so it has its own reader with the same spirit: exact, no rounding, no
 /// locale, more decimal places than the currency has is an error.
 enum StartingBalance {
     static let longestText = 22
-    /// Balances are kept within ±`Int64.max` minor units, so negating one never overflows.
-    static let largestMinor = Int64.max
+    /// Balances are kept within ±`Int128.max` minor units, so negating one never overflows.
+    static let largestMinor = Int128.max
 
     /// The balance as written, or nil when it is absent, null or blank: the caller reports that
     /// with the word list's message. A JSON integer is read as its digits.
@@ -21,7 +22,7 @@ enum StartingBalance {
     }
 
     /// Reads `text` into minor units of `currency`.
-    static func parse(_ text: String, in currency: Currency, field: String) throws(TallyError) -> Int64 {
+    static func parse(_ text: String, in currency: Currency, field: String) throws(TallyError) -> Int128 {
         guard text.count <= longestText else {
             throw .invalidArgument("starting_balance must be at most \(longestText) characters long; this one has \(text.count)", field: field)
         }
@@ -41,7 +42,7 @@ enum StartingBalance {
             throw .invalidArgument(
                 "starting_balance is over-precise: \(currency.code) amounts \(rule), and it has \(fraction.count)", field: field)
         }
-        var magnitude: Int64? = 0
+        var magnitude: Int128? = 0
         for digit in whole + fraction { magnitude = magnitude.flatMap { appending(digit, to: $0) } }
         for _ in fraction.count..<currency.minorUnits { magnitude = magnitude.flatMap { scaled($0, by: 1) } }
         guard let magnitude else { throw tooLarge(currency, field: field) }
@@ -50,7 +51,7 @@ enum StartingBalance {
 
     /// The same decimal value in `target`'s minor units (12.50 USD → 12.500 BHD is 12500), or nil
     /// when `target` cannot hold it: more places than it has (12.50 in JPY), or too large.
-    static func rescale(_ minor: Int64, from source: Currency, to target: Currency) -> Int64? {
+    static func rescale(_ minor: Int128, from source: Currency, to target: Currency) -> Int128? {
         let shift = target.minorUnits - source.minorUnits
         if shift >= 0 { return scaled(minor, by: shift) }
         let divisor = DecimalText.powerOfTen(-shift)
@@ -64,7 +65,7 @@ enum StartingBalance {
     }
 
     /// `value` × 10^`places`, or nil past ±`largestMinor`.
-    private static func scaled(_ value: Int64, by places: Int) -> Int64? {
+    private static func scaled(_ value: Int128, by places: Int) -> Int128? {
         var result = value
         for _ in 0..<places {
             let (product, overflow) = result.multipliedReportingOverflow(by: 10)
@@ -74,9 +75,9 @@ enum StartingBalance {
         return result
     }
 
-    private static func appending(_ digit: UInt8, to value: Int64) -> Int64? {
+    private static func appending(_ digit: UInt8, to value: Int128) -> Int128? {
         guard let shifted = scaled(value, by: 1) else { return nil }
-        let (sum, overflow) = shifted.addingReportingOverflow(Int64(digit - UInt8(ascii: "0")))
+        let (sum, overflow) = shifted.addingReportingOverflow(Int128(digit - UInt8(ascii: "0")))
         return overflow ? nil : sum
     }
 

@@ -1,4 +1,3 @@
-import GRDB
 import TallyProtocol
 
 /// `accounts.strings`: the word list of the add-account and currency-picker screens in one language.
@@ -7,10 +6,10 @@ enum StringsCommand {
         try args.allowOnly(["owner", "locale"])
         _ = try Owner.read(args)
         let language = Language(locale: try args.optionalString("locale") ?? context.locale)
-        let strings = try store.database.read { db in
-            try Dictionary(uniqueKeysWithValues: Row.fetchAll(
-                db, sql: "SELECT key, text FROM localized_string WHERE language = ?", arguments: [language.rawValue]
-            ).map { ($0["key"] as String, $0["text"] as String) })
+        let strings = try store.store.read { session in
+            try Dictionary(uniqueKeysWithValues: session.fetchAll(
+                "SELECT key, text FROM localized_string WHERE language = \(language.rawValue)"
+            ).map { (try $0["key"] as String, try $0["text"] as String) })
         }
         return WordListResult(locale: language.rawValue, strings: strings)
     }

@@ -32,12 +32,11 @@ enum UpdateCommand {
         let newCurrency = args.has("currency") ? try args.currency(locale: context.locale) : nil
         let isDefault = try args.optionalBool("is_default")
 
-        return try store.mutate(args, context, owner: owner) { db in
-            var account = try AccountRecord.find(db, owner: owner, id: id)
+        return try store.change(args, context, owner: owner) { session, now in
+            var account = try AccountRecord.find(session, owner: owner, id: id)
             let original = account
-            let now = Timestamp.now()
             if let name {
-                try AccountRecord.checkNameIsFree(db, owner: owner, name: name, exceptID: id)
+                try AccountRecord.checkNameIsFree(session, owner: owner, name: name, exceptID: id)
                 account.name = name.text
                 account.nameKey = name.key
             }
@@ -49,19 +48,19 @@ enum UpdateCommand {
             }
             account.currency = currency.code
             if let isDefault {
-                if isDefault && !account.isDefault { try AccountRecord.clearDefault(db, owner: owner, except: id, at: now) }
+                if isDefault && !account.isDefault { try AccountRecord.clearDefault(session, owner: owner, except: id, at: now) }
                 account.isDefault = isDefault
             }
             if account != original {
                 account.updatedAt = now
-                try account.update(db)
+                try account.update(session)
             }
-            return try account.result()
+            return account
         }
     }
 
     /// The balance kept as the same decimal number in the new currency: no exchange rate applies.
-    private static func rescale(_ balance: Int64, from old: Currency, to new: Currency) throws(TallyError) -> Int64 {
+    private static func rescale(_ balance: Int128, from old: Currency, to new: Currency) throws(TallyError) -> Int128 {
         if let rescaled = StartingBalance.rescale(balance, from: old, to: new) { return rescaled }
         let written = old.format(balance)
         if new.minorUnits < old.minorUnits {

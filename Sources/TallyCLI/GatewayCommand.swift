@@ -1,4 +1,5 @@
 import ArgumentParser
+import TallyCatalog
 import TallyGateway
 import TallyLifecycle
 import ZeroMQ
@@ -38,7 +39,7 @@ struct GatewayCommand: AsyncParsableCommand {
         let configuration = GatewayConfiguration(
             frontendEndpoint: frontend, backendEndpoint: backend, heartbeatInterval: heartbeat.interval,
             liveness: heartbeat.liveness, maximumMessageBytes: maxMessageBytes, defaultDeadline: .milliseconds(defaultDeadlineMs),
-            maximumQueueDepth: maxQueueDepth)
+            maximumQueueDepth: maxQueueDepth, catalog: ServiceCatalog.commands)
         let context = try ZMQContext()
         let readiness = Readiness(parts: ["gateway"])
         try await process.runServices(

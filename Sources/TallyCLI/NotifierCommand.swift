@@ -1,4 +1,5 @@
 import ArgumentParser
+import TallyCatalog
 import TallyLifecycle
 import TallyNotifier
 import TallyWorker
@@ -60,7 +61,8 @@ struct NotifierCommand: AsyncParsableCommand {
         let context = try ZMQContext()
         let configuration = NotifierConfiguration(
             eventsEndpoint: eventsEndpoint, alertsEndpoint: alertsEndpoint, frontendEndpoint: frontend,
-            catchUpInterval: .milliseconds(catchUpMs), catchUpTimeout: .milliseconds(catchUpTimeoutMs))
+            catchUpInterval: .milliseconds(catchUpMs), catchUpTimeout: .milliseconds(catchUpTimeoutMs),
+            eventSources: NotifierConfiguration.eventSources(in: ServiceCatalog.commands))
         let workers = WorkerConfiguration(
             backendEndpoint: backend, heartbeatInterval: heartbeat.interval, liveness: heartbeat.liveness)
         let readiness = Readiness(parts: ["notifier", "alerts"])

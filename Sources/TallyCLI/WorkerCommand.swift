@@ -1,4 +1,5 @@
 import ArgumentParser
+import TallyCatalog
 import TallyLifecycle
 import TallyWorker
 import ZeroMQ

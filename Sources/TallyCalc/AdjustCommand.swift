@@ -13,7 +13,7 @@ enum AdjustCommand {
         guard (1...People.most).contains(elements.count) else {
             throw .invalidArgument("shares must list 1 to \(People.most) amounts", field: args.field("shares"))
         }
-        var shares: [Int64] = []
+        var shares: [Int128] = []
         for element in elements {
             shares.append(try Arguments.amount(element.value, in: currency, field: element.field, name: element.name))
         }

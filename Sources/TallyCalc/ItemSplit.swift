@@ -9,14 +9,14 @@ import TallyProtocol
 enum ItemSplit {
     static let most = 200
 
-    static func subtotalParts(_ args: Arguments, people: Int, currency: Currency) throws(TallyError) -> (subtotal: Int64, parts: [Int64]) {
+    static func subtotalParts(_ args: Arguments, people: Int, currency: Currency) throws(TallyError) -> (subtotal: Int128, parts: [Int128]) {
         let field = args.field("items")
         let elements = try args.elements("items", example: "a list of {\"name\", \"price\", \"people\"}")
         guard (1...most).contains(elements.count) else {
             throw .invalidArgument("items must list 1 to \(most) items", field: field)
         }
 
-        var items: [(price: Int64, sharers: [Int])] = []
+        var items: [(price: Int128, sharers: [Int])] = []
         for element in elements {
             let item = try Arguments(element.value, path: element.field)
             try item.allowOnly(["name", "price", "people"])

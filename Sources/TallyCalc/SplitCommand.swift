@@ -36,7 +36,7 @@ enum SplitCommand {
     }
 
     /// `tip`: `{"percent": "15"}` of the subtotal, rounded half up, or `{"amount": "9.00"}`; none is 0.
-    private static func tipAmount(_ args: Arguments, subtotal: Int64, currency: Currency) throws(TallyError) -> Int64 {
+    private static func tipAmount(_ args: Arguments, subtotal: Int128, currency: Currency) throws(TallyError) -> Int128 {
         guard let tip = try args.optionalObject("tip") else { return 0 }
         try tip.allowOnly(["percent", "amount"])
         switch (tip.has("percent"), tip.has("amount")) {

@@ -23,7 +23,7 @@ enum SplitMode: String, CaseIterable, Sendable, Encodable {
     }
 
     /// The subtotal and each person's part of it, in minor units; the parts add up to the subtotal.
-    func subtotalParts(_ args: Arguments, people: Int, currency: Currency) throws(TallyError) -> (subtotal: Int64, parts: [Int64]) {
+    func subtotalParts(_ args: Arguments, people: Int, currency: Currency) throws(TallyError) -> (subtotal: Int128, parts: [Int128]) {
         switch self {
         case .equal:
             let subtotal = try args.amount("subtotal", in: currency)
@@ -34,7 +34,7 @@ enum SplitMode: String, CaseIterable, Sendable, Encodable {
 
         case .shares:
             let subtotal = try args.amount("subtotal", in: currency)
-            var weights: [Int64] = []
+            var weights: [Int128] = []
             for element in try elements(args, people: people) {
                 weights.append(try Arguments.weight(element.value, field: element.field, name: element.name))
             }
@@ -44,7 +44,7 @@ enum SplitMode: String, CaseIterable, Sendable, Encodable {
             return (subtotal, Allocation.split(subtotal, proportionalTo: weights))
 
         case .amounts:
-            var amounts: [Int64] = []
+            var amounts: [Int128] = []
             for element in try elements(args, people: people) {
                 amounts.append(try Arguments.amount(element.value, in: currency, field: element.field, name: element.name))
             }

@@ -8,15 +8,15 @@ struct TipBill {
     static let keys: Set<String> = ["amount", "currency", "split", "tax", "rounding", "rounding_increment"]
     static let largestPercent: Int64 = 50
     /// The coarsest rounding increment, in whole units of the currency.
-    static let largestIncrementUnits: Int64 = 1000
+    static let largestIncrementUnits: Int128 = 1000
 
     let currency: Currency
     /// The bill as printed, tax included.
-    let amount: Int64
+    let amount: Int128
     /// What the percentage applies to: the amount, or the amount before tax when the tip is not on tax.
-    let tipBase: Int64
+    let tipBase: Int128
     let rounding: TipRounding
-    let increment: Int64
+    let increment: Int128
     let split: Int
 
     /// Reads the shared arguments; the command has already refused unknown keys.
@@ -44,7 +44,7 @@ struct TipBill {
     }
 
     /// `amount / (1 + rate/100)` to the nearest minor unit when `tax.tip_on_tax` is false, else the amount.
-    private static func tipBase(_ args: Arguments, amount: Int64) throws(TallyError) -> Int64 {
+    private static func tipBase(_ args: Arguments, amount: Int128) throws(TallyError) -> Int128 {
         guard let tax = try args.optionalObject("tax") else { return amount }
         try tax.allowOnly(["rate", "tip_on_tax"])
         let rate = try tax.percent("rate", in: 0...100)
@@ -54,15 +54,15 @@ struct TipBill {
 
     /// One person's part of the bill, in minor units.
     struct Share {
-        let base: Int64
-        let tip: Int64
-        let total: Int64
+        let base: Int128
+        let tip: Int128
+        let total: Int128
     }
 
     /// The bill at one tip percentage.
     struct Charge {
-        let tip: Int64
-        let total: Int64
+        let tip: Int128
+        let total: Int128
         let perPerson: [Share]
     }
 

@@ -24,7 +24,7 @@ enum TipCommand {
     }
 
     /// The tip as a percentage of the tip base after rounding, to two places; "0.00" on a zero base.
-    static func effectivePercent(tip: Int64, of base: Int64) -> String {
+    static func effectivePercent(tip: Int128, of base: Int128) -> String {
         guard base > 0 else { return DecimalText.format(0, scale: 2) }
         let hundredths = (Rational(tip) * Rational(10_000) / Rational(base)).rounded(.halfUp)
         return DecimalText.format(hundredths, scale: 2)

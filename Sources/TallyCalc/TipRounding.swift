@@ -15,7 +15,7 @@ enum TipRounding: String, CaseIterable, Sendable, Encodable {
     /// amount + tip on a multiple of `increment` and take the tip as the difference. A tip is never
     /// negative: when rounding the total down would land below the bill itself (a 1% tip on 84.50
     /// rounded down to a whole dollar gives 84.00), the tip is 0 and the total is the bill.
-    func tip(exact: Rational, amount: Int64, increment: Int64) -> Int64 {
+    func tip(exact: Rational, amount: Int128, increment: Int128) -> Int128 {
         switch self {
         case .exact: exact.rounded(.halfUp)
         case .roundTipUp: exact.rounded(.up, toMultipleOf: increment)

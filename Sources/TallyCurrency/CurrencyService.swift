@@ -12,19 +12,19 @@ import TallyWorker
 /// progress and the other commands answer `unavailable`. Loading runs on a thread of its own (see
 /// `CurrencyLoader`); of several workers starting together one loads and the others wait for it.
 public struct CurrencyService: ServiceHandler {
-    public let serviceName = "currency"
-    public let commands: CommandTable
-    public let store: CurrencyStore
+    public static let table = CommandTable<CurrencyStore>("currency") { table in
+        table.query("currency.search", "Find currencies by country, name, code or symbol, ranked and paged.") { try SearchCommand.run($2, $0, $1) }
+        table.query("currency.get", "One currency by its ISO 4217 code, retired ones included.") { try GetCommand.run($2, $0, $1) }
+        table.query("currency.default_for_locale", "The currency of a locale's region.") { try DefaultForLocaleCommand.run($2, $0, $1) }
+        table.query("currency.status", "Whether the currency data is loaded, or how far loading has got.") { try StatusCommand.run($2, $0, $1) }
+    }
+
+    public let resources: CurrencyStore
+    public var store: CurrencyStore { resources }
 
     /// The service over an opened store, loading nothing: for tests that load by hand.
     public init(store: CurrencyStore) {
-        self.store = store
-        var commands = CommandTable()
-        commands.register("currency.search") { try SearchCommand.run(store, $0, $1) }
-        commands.register("currency.get") { try GetCommand.run(store, $0, $1) }
-        commands.register("currency.default_for_locale") { try DefaultForLocaleCommand.run(store, $0, $1) }
-        commands.register("currency.status") { try StatusCommand.run(store, $0, $1) }
-        self.commands = commands
+        resources = store
     }
 
     /// Opens `<dataDirectory>/currency.sqlite` and starts making `data` (the embedded set, unless a

@@ -39,7 +39,7 @@ final class Broker {
         self.logger = logger
         startedAt = clock.now
         heartbeatAt = startedAt + configuration.heartbeatInterval
-        for name in configuration.knownServices { services[name] = ServiceRecord(name: name) }
+        for name in configuration.catalog.workerServices { services[name] = ServiceRecord(name: name) }
     }
 
     // MARK: Clients
@@ -119,7 +119,7 @@ final class Broker {
         let request = PendingRequest(
             id: nextRequestID, client: address, envelopeID: head.id, command: head.command, service: service,
             body: body, acceptedAt: now, timeout: timeout,
-            retrySafe: CommandCatalog.isSafeToRetry(command: head.command, idempotencyKey: head.idempotencyKey))
+            retrySafe: configuration.catalog.isSafeToRetry(command: head.command, idempotencyKey: head.idempotencyKey))
         nextRequestID += 1
         requests[request.id] = request
         deadlines.insert(DeadlineEntry(deadline: request.deadline, request: request.id))

@@ -1,8 +1,8 @@
 import TallyProtocol
 
-/// Endpoints, timers and limits of the gateway. `tally gateway` sets the endpoints, timers and
-/// limits from flags or environment variables; `maximumAttempts`, `maximumQueueDepth` and `knownServices` keep their
-/// defaults there (tests and embedders may change them).
+/// Endpoints, timers and limits of the gateway, and the catalog of the commands it serves.
+/// `tally gateway` sets the endpoints, timers and limits from flags or environment variables, and
+/// the catalog from the services the binary ships; `maximumAttempts` keeps its default there.
 public struct GatewayConfiguration: Sendable {
     /// Where clients connect (ROUTER): plain JSON and 7/MDP clients alike.
     public var frontendEndpoint: String
@@ -20,9 +20,10 @@ public struct GatewayConfiguration: Sendable {
     /// Requests a service may have waiting for a worker; past it new ones are refused with
     /// `resource_exhausted` at once, so a flood while workers are down cannot exhaust memory.
     public var maximumQueueDepth: Int
-    /// Services that exist before any worker registers, so requests for them wait for a worker
-    /// instead of failing as unknown.
-    public var knownServices: Set<String>
+    /// Every command the deployment defines, with its kind: which requests are safe to send to a
+    /// second worker, and which services exist before any worker registers (requests for them
+    /// wait for a worker instead of failing as unknown).
+    public var catalog: CommandCatalog
 
     public init(
         frontendEndpoint: String = "tcp://127.0.0.1:5555",
@@ -33,7 +34,7 @@ public struct GatewayConfiguration: Sendable {
         defaultDeadline: Duration = .seconds(5),
         maximumAttempts: Int = 3,
         maximumQueueDepth: Int = 10_000,
-        knownServices: Set<String> = CommandCatalog.workerServices
+        catalog: CommandCatalog = CommandCatalog(CommandCatalog.gateway)
     ) {
         self.frontendEndpoint = frontendEndpoint
         self.backendEndpoint = backendEndpoint
@@ -43,7 +44,7 @@ public struct GatewayConfiguration: Sendable {
         self.defaultDeadline = defaultDeadline
         self.maximumAttempts = maximumAttempts
         self.maximumQueueDepth = maximumQueueDepth
-        self.knownServices = knownServices
+        self.catalog = catalog
     }
 
     /// Silence after which a worker is dead.

@@ -7,12 +7,12 @@
 /// within one unit of its exact share.
 public enum Allocation {
     /// Splits `total` into `count` parts as equal as whole units allow; earlier parts get the extra units.
-    public static func split(_ total: Int64, equally count: Int) -> [Int64] {
+    public static func split(_ total: Int128, equally count: Int) -> [Int128] {
         split(total, proportionalTo: Array(repeating: 1, count: count))
     }
 
     /// Splits `total` in proportion to non-negative integer `weights`; all-zero weights split equally.
-    public static func split<Weight: BinaryInteger>(_ total: Int64, proportionalTo weights: [Weight]) -> [Int64] {
+    public static func split<Weight: BinaryInteger>(_ total: Int128, proportionalTo weights: [Weight]) -> [Int128] {
         precondition(!weights.isEmpty, "there must be at least one part")
         precondition(total >= 0, "only non-negative totals are allocated")
         precondition(weights.allSatisfy { $0 >= 0 }, "weights must not be negative")
@@ -22,8 +22,8 @@ public enum Allocation {
 
         // Each exact share is total × weight / sum; the double-width product cannot overflow and
         // the quotient is at most `total`, so it always fits.
-        let shares = wide.map { sum.dividingFullWidth(Int128(total).multipliedFullWidth(by: $0)) }
-        var parts = shares.map { Int64($0.quotient) }
+        let shares = wide.map { sum.dividingFullWidth(total.multipliedFullWidth(by: $0)) }
+        var parts = shares.map(\.quotient)
         let leftover = Int(total - parts.reduce(0, +))
         let byRemainder = parts.indices.sorted {
             shares[$0].remainder != shares[$1].remainder ? shares[$0].remainder > shares[$1].remainder : $0 < $1
@@ -34,7 +34,7 @@ public enum Allocation {
 
     /// Splits `total` in proportion to non-negative rational `weights`, such as each person's exact
     /// share of the items they ate; all-zero weights split equally.
-    public static func split(_ total: Int64, proportionalTo weights: [Rational]) -> [Int64] {
+    public static func split(_ total: Int128, proportionalTo weights: [Rational]) -> [Int128] {
         let commonDenominator = weights.reduce(Int128(1)) { common, weight in
             common / Rational.gcd(common, weight.denominator) * weight.denominator
         }

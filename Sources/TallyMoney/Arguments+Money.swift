@@ -38,22 +38,22 @@ extension Arguments {
     // MARK: Amounts
 
     /// A required amount in minor units of `currency`, written as a decimal string or JSON integer.
-    public func amount(_ key: String, in currency: Currency) throws(TallyError) -> Int64 {
+    public func amount(_ key: String, in currency: Currency) throws(TallyError) -> Int128 {
         let text = try decimalText(key, example: Arguments.example(in: currency))
         return try Arguments.amount(text: text, in: currency, field: field(key), name: key)
     }
 
-    public func optionalAmount(_ key: String, in currency: Currency) throws(TallyError) -> Int64? {
+    public func optionalAmount(_ key: String, in currency: Currency) throws(TallyError) -> Int128? {
         guard let text = try optionalDecimalText(key) else { return nil }
         return try Arguments.amount(text: text, in: currency, field: field(key), name: key)
     }
 
     /// An amount anywhere in the args, such as the array element `args.amounts[2]`.
-    public static func amount(_ value: JSONValue, in currency: Currency, field: String, name: String) throws(TallyError) -> Int64 {
+    public static func amount(_ value: JSONValue, in currency: Currency, field: String, name: String) throws(TallyError) -> Int128 {
         try amount(text: decimalText(value, field: field), in: currency, field: field, name: name)
     }
 
-    private static func amount(text: String, in currency: Currency, field: String, name: String) throws(TallyError) -> Int64 {
+    private static func amount(text: String, in currency: Currency, field: String, name: String) throws(TallyError) -> Int128 {
         try reading(name, field: field, example: example(in: currency), places: "\(currency.code) amounts") { () throws(DecimalTextError) in
             try currency.parseAmount(text)
         }
@@ -87,7 +87,7 @@ extension Arguments {
     }
 
     /// A non-negative decimal weight such as `"1"` or `"0.5"`, in ten-thousandths.
-    public static func weight(_ value: JSONValue, field: String, name: String) throws(TallyError) -> Int64 {
+    public static func weight(_ value: JSONValue, field: String, name: String) throws(TallyError) -> Int128 {
         let text = try decimalText(value, field: field)
         return try reading(name, field: field, example: "\"1\" or \"0.5\"", places: "weights") { () throws(DecimalTextError) in
             try DecimalText.parse(text, scale: DecimalText.maxScale)

@@ -1,5 +1,6 @@
 /// An ISO 4217 currency and the one fact money arithmetic needs from it: how many decimal places
-/// its minor unit has. Amounts are always whole counts of that minor unit (`Int64` cents, yen, fils).
+/// its minor unit has. Amounts are always whole counts of that minor unit (cents, yen, fils), in
+/// 128 bits: wide enough for the 10^20 banknotes of hyperinflation and far beyond.
 public struct Currency: Sendable, Hashable {
     /// The ISO 4217 alphabetic code, upper-case: `USD`.
     public let code: String
@@ -20,15 +21,15 @@ public struct Currency: Sendable, Hashable {
     }
 
     /// Minor units in one whole unit: 100 for USD, 1 for JPY, 1000 for BHD.
-    public var minorPerUnit: Int64 { DecimalText.powerOfTen(minorUnits) }
+    public var minorPerUnit: Int128 { DecimalText.powerOfTen(minorUnits) }
 
     /// The largest amount that parses: twelve nines before the point, the currency's minor digits after.
-    public var largestAmount: Int64 { DecimalText.powerOfTen(DecimalText.maxIntegerDigits) * minorPerUnit - 1 }
+    public var largestAmount: Int128 { DecimalText.powerOfTen(DecimalText.maxIntegerDigits) * minorPerUnit - 1 }
 
     /// The sum of amounts, or nil when it passes `largestAmount`. Each amount is at most
     /// `largestAmount` (they were parsed) and the check comes after every addition, so it cannot overflow.
-    public func total(_ amounts: [Int64]) -> Int64? {
-        var sum: Int64 = 0
+    public func total(_ amounts: [Int128]) -> Int128? {
+        var sum: Int128 = 0
         for amount in amounts {
             sum += amount
             guard sum <= largestAmount else { return nil }
@@ -38,12 +39,12 @@ public struct Currency: Sendable, Hashable {
 
     /// Reads an amount as written (`"84"`, `"84.5"`, `"84.50"`) into minor units. More decimal places
     /// than the currency has is refused rather than rounded away.
-    public func parseAmount(_ text: String) throws(DecimalTextError) -> Int64 {
+    public func parseAmount(_ text: String) throws(DecimalTextError) -> Int128 {
         try DecimalText.parse(text, scale: minorUnits)
     }
 
     /// Writes minor units with exactly the currency's decimal places: `15.12`, JPY `1500`, BHD `1.500`.
-    public func format(_ minor: Int64) -> String {
+    public func format(_ minor: Int128) -> String {
         DecimalText.format(minor, scale: minorUnits)
     }
 }

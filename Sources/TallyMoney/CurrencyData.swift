@@ -116,7 +116,7 @@ public struct CurrencyData: Codable, Sendable, Hashable {
         }
 
         /// The cash rounding in minor units (CHF `"0.05"` is 5), or nil when there is none.
-        public var cashRoundingMinor: Int64? {
+        public var cashRoundingMinor: Int128? {
             cashRounding.flatMap { try? DecimalText.parse($0, scale: minorUnits) }
         }
     }

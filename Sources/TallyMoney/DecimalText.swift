@@ -2,7 +2,8 @@
 ///
 /// Only `^[0-9]+(\.[0-9]+)?$` is accepted: no sign, exponent, spaces or thousands separators, so
 /// what a person typed is exactly what is counted and nothing depends on a locale. A value is held
-/// as an integer count of 10^-scale (`"84.5"` at scale 2 is 8450), never as binary floating point.
+/// as an integer count of 10^-scale (`"84.5"` at scale 2 is 8450) in 128 bits, never as binary
+/// floating point.
 public enum DecimalText {
     /// The most digits a value may have before the point, leading zeros aside. Twelve digits at a
     /// scale of at most four stay below 10^16, so values, sums of a few hundred of them and their
@@ -14,7 +15,7 @@ public enum DecimalText {
 
     /// Reads `text` as a count of 10^-`scale`. More fraction digits than `scale` is an error, not a
     /// rounding: `"1.234"` is not a dollar amount.
-    public static func parse(_ text: String, scale: Int) throws(DecimalTextError) -> Int64 {
+    public static func parse(_ text: String, scale: Int) throws(DecimalTextError) -> Int128 {
         precondition((0...maxScale).contains(scale), "scale must be 0 to \(maxScale)")
         let bytes = Array(text.utf8)
         let point = bytes.firstIndex(of: UInt8(ascii: "."))
@@ -30,25 +31,25 @@ public enum DecimalText {
             throw .tooManyFractionDigits(found: fractionDigits.count, allowed: scale)
         }
 
-        var value: Int64 = 0
-        for digit in significant { value = value * 10 + Int64(digit - UInt8(ascii: "0")) }
-        for digit in fractionDigits { value = value * 10 + Int64(digit - UInt8(ascii: "0")) }
+        var value: Int128 = 0
+        for digit in significant { value = value * 10 + Int128(digit - UInt8(ascii: "0")) }
+        for digit in fractionDigits { value = value * 10 + Int128(digit - UInt8(ascii: "0")) }
         return value * powerOfTen(scale - fractionDigits.count)
     }
 
     /// Writes a count of 10^-`scale` with exactly `scale` fraction digits: 1512 at scale 2 is `15.12`.
-    public static func format(_ value: Int64, scale: Int) -> String {
+    public static func format(_ value: Int128, scale: Int) -> String {
         precondition((0...maxScale).contains(scale), "scale must be 0 to \(maxScale)")
         let sign = value < 0 ? "-" : ""
         let magnitude = value.magnitude
-        let unit = UInt64(powerOfTen(scale))
+        let unit = UInt128(powerOfTen(scale))
         guard scale > 0 else { return sign + String(magnitude) }
         let fraction = String(magnitude % unit)
         return sign + String(magnitude / unit) + "." + String(repeating: "0", count: scale - fraction.count) + fraction
     }
 
     /// 10^`exponent` for the small exponents money needs.
-    public static func powerOfTen(_ exponent: Int) -> Int64 {
+    public static func powerOfTen(_ exponent: Int) -> Int128 {
         (0..<exponent).reduce(1) { value, _ in value * 10 }
     }
 

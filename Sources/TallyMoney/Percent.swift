@@ -4,14 +4,14 @@ public struct Percent: Sendable, Hashable, Comparable, CustomStringConvertible {
     public static let fractionDigits = 4
 
     /// The percentage in ten-thousandths of a percent: `"8.875"` is 88 750.
-    public let tenThousandths: Int64
+    public let tenThousandths: Int128
 
-    public init(tenThousandths: Int64) {
+    public init(tenThousandths: Int128) {
         self.tenThousandths = tenThousandths
     }
 
     public init(whole: Int64) {
-        self.init(tenThousandths: whole * DecimalText.powerOfTen(Percent.fractionDigits))
+        self.init(tenThousandths: Int128(whole) * DecimalText.powerOfTen(Percent.fractionDigits))
     }
 
     public init(parsing text: String) throws(DecimalTextError) {
@@ -20,11 +20,11 @@ public struct Percent: Sendable, Hashable, Comparable, CustomStringConvertible {
 
     /// The percentage as a plain ratio: 18% is 18/100.
     public var ratio: Rational {
-        Rational(Int128(tenThousandths), 100 * Int128(DecimalText.powerOfTen(Percent.fractionDigits)))
+        Rational(tenThousandths, 100 * DecimalText.powerOfTen(Percent.fractionDigits))
     }
 
     /// `amount × percent / 100`, exactly, in the amount's minor units.
-    public func of(_ amount: Int64) -> Rational {
+    public func of(_ amount: Int128) -> Rational {
         ratio * Rational(amount)
     }
 

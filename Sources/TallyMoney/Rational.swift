@@ -1,9 +1,9 @@
 /// An exact fraction, for the moments money is between whole minor units: a percentage of an
 /// amount, an item shared by three, a bill net of tax. Always reduced, with a positive denominator.
 ///
-/// `Int128` parts hold every value Tally makes from parsed inputs (amounts below 10^16 minor units,
-/// percentages in ten-thousandths, denominators dividing lcm(1...50) for shared items) with a wide
-/// margin; arithmetic traps rather than wraps if a caller ever goes past that.
+/// `Int128` parts hold every value Tally makes from parsed inputs (bill amounts below 10^16 minor
+/// units, percentages in ten-thousandths, denominators dividing lcm(1...50) for shared items) with
+/// a wide margin; arithmetic traps rather than wraps if a caller ever goes past that.
 public struct Rational: Sendable, Hashable, Comparable, CustomStringConvertible {
     public let numerator: Int128
     public let denominator: Int128

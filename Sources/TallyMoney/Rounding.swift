@@ -12,9 +12,9 @@ public enum RoundingRule: Sendable, Hashable {
 extension Rational {
     /// The multiple of `increment` this value rounds to by `rule`: with increment 5, 12.4 rounds
     /// up to 15 and down to 10. An increment of 1 rounds to whole minor units.
-    public func rounded(_ rule: RoundingRule, toMultipleOf increment: Int64 = 1) -> Int64 {
+    public func rounded(_ rule: RoundingRule, toMultipleOf increment: Int128 = 1) -> Int128 {
         precondition(increment > 0, "a rounding increment must be positive")
-        let divisor = denominator * Int128(increment)
+        let divisor = denominator * increment
         // Floor division: Swift's `/` truncates toward zero, so step down for negative remainders.
         var quotient = numerator / divisor
         var remainder = numerator % divisor
@@ -28,6 +28,6 @@ extension Rational {
         case .up: roundsUp = remainder != 0
         case .halfUp: roundsUp = remainder * 2 >= divisor
         }
-        return Int64((quotient + (roundsUp ? 1 : 0)) * Int128(increment))
+        return (quotient + (roundsUp ? 1 : 0)) * increment
     }
 }

@@ -7,16 +7,19 @@ import TallyWorker
 /// found a gap) to catch up. Served by the notifier process, and by `tally worker alerts`
 /// replicas that read the same `notifier.sqlite`.
 public struct AlertsService: ServiceHandler {
-    public let serviceName = "alerts"
-    public let commands: CommandTable
+    public static let table = CommandTable<NotifierStore>("alerts") { table in
+        table.query("alerts.list", "Stored alerts after a sequence, by kind or owner, a page at a time.") { args, _, store in
+            try Self.list(args, store)
+        }
+    }
 
     static let defaultLimit = 100
     static let largestLimit = 500
 
+    public let resources: NotifierStore
+
     public init(store: NotifierStore) {
-        var commands = CommandTable()
-        commands.register("alerts.list") { args, _ in try Self.list(args, store) }
-        self.commands = commands
+        resources = store
     }
 
     /// Opens (creating and migrating if needed) `<directory>/notifier.sqlite`.

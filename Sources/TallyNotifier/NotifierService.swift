@@ -21,12 +21,15 @@ public struct NotifierConfiguration: Sendable {
     public var heartbeatInterval: Duration
     /// Messages the SUB socket queues before dropping (the periodic check fetches what is dropped).
     public var receiveHighWaterMark: Int32
+    /// Services whose events the periodic check asks for (those with a `<service>.events`
+    /// command), besides every service an event has already come from.
+    public var eventSources: [String]
 
     public init(
         eventsEndpoint: String = "tcp://127.0.0.1:5557", alertsEndpoint: String = "tcp://127.0.0.1:5558",
         frontendEndpoint: String = "tcp://127.0.0.1:5555", catchUpInterval: Duration = .seconds(5),
         catchUpTimeout: Duration = .seconds(2), heartbeatInterval: Duration = .seconds(1),
-        receiveHighWaterMark: Int32 = 100_000
+        receiveHighWaterMark: Int32 = 100_000, eventSources: [String] = []
     ) {
         self.eventsEndpoint = eventsEndpoint
         self.alertsEndpoint = alertsEndpoint
@@ -35,11 +38,12 @@ public struct NotifierConfiguration: Sendable {
         self.catchUpTimeout = catchUpTimeout
         self.heartbeatInterval = heartbeatInterval
         self.receiveHighWaterMark = receiveHighWaterMark
+        self.eventSources = eventSources
     }
 
-    /// Services with a `<name>.events` command in the catalog.
-    public static var catalogEventSources: [String] {
-        CommandCatalog.commands.filter { $0.name.hasSuffix(".events") }.map { String(Envelope.service(of: $0.name)) }
+    /// The services of `catalog` with a `<service>.events` command.
+    public static func eventSources(in catalog: CommandCatalog) -> [String] {
+        catalog.commands.filter { $0.name.hasSuffix(".events") }.map { String($0.service) }
     }
 }
 
@@ -92,7 +96,7 @@ public struct NotifierService: Service {
             store: store,
             feed: GatewayEventFeed(
                 context: context, endpoint: configuration.frontendEndpoint, timeout: configuration.catchUpTimeout, stop: stop),
-            catalogSources: NotifierConfiguration.catalogEventSources,
+            catalogSources: configuration.eventSources,
             initialBackoff: max(configuration.catchUpInterval, .milliseconds(100)),
             logger: logger
         ) { topic, body in

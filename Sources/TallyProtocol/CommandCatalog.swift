@@ -1,73 +1,83 @@
-/// Every command Tally defines, as data: which service serves it and whether it only reads.
+/// Whether running a command changes state: what decides if it may run twice.
+public enum CommandKind: String, Sendable, Codable {
+    /// Reads or computes only (or changes nothing a second run would change): running it twice is
+    /// harmless, so the gateway re-sends it when its worker dies.
+    case query
+    /// Changes state: re-sent only when the client supplied an `idempotency_key`.
+    case change
+}
+
+/// Who may run a command. Checked in one place, by the worker's authentication middleware,
+/// before the command's handler runs.
+public enum Access: Sendable, Equatable, Codable {
+    /// Anyone, with or without a token: calc, currency.
+    case open
+    /// A signed-in person (a valid token); the handler acts on that person's data.
+    case user
+    /// A caller holding this role (`admin`, `service`).
+    case role(String)
+}
+
+/// One command as data: its name, its kind, who may run it and what it does.
+public struct CommandDescription: Sendable, Equatable {
+    /// The full name, `<service>.<command>`: `accounts.create`.
+    public let name: String
+    public let kind: CommandKind
+    public let access: Access
+    public let summary: String
+
+    public init(name: String, kind: CommandKind, access: Access = .open, summary: String) {
+        self.name = name
+        self.kind = kind
+        self.access = access
+        self.summary = summary
+    }
+
+    public var service: Substring { Envelope.service(of: name) }
+}
+
+/// Every command a deployment knows, as data: assembled from the command tables that services
+/// register their handlers in (and the gateway's own commands), so what a command is, is written
+/// once, beside its handler.
 ///
 /// The gateway uses it to tell an unknown service (`unimplemented`) from one whose workers have
-/// not arrived yet, and to know which requests it may safely send to a second worker when the
-/// first one dies. The contract test checks it against `schemas/` and `docs/protocol.md`.
-public enum CommandCatalog {
-    public enum Kind: Sendable {
-        /// Reads or computes only: running it twice is harmless.
-        case query
-        /// Changes state: only re-run when the client supplied an `idempotency_key`.
-        case mutation
+/// not arrived yet, and to know which requests it may send to a second worker when the first
+/// dies. The contract test checks it against `schemas/` and `docs/protocol.md`.
+public struct CommandCatalog: Sendable {
+    public let commands: [CommandDescription]
+    private let byName: [String: CommandDescription]
+
+    public init(_ commands: [CommandDescription]) {
+        self.commands = commands.sorted { $0.name < $1.name }
+        byName = Dictionary(commands.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
     }
 
-    public struct Command: Sendable {
-        public let name: String
-        public let kind: Kind
-        public let summary: String
+    public func command(named name: String) -> CommandDescription? { byName[name] }
+
+    /// Whether a request may run on a second worker after the first died holding it: a query, or
+    /// a change the client made idempotent with a key. Commands the catalog does not know (a
+    /// service of another MDP worker) are changes.
+    public func isSafeToRetry(command: String, idempotencyKey: String?) -> Bool {
+        idempotencyKey != nil || byName[command]?.kind == .query
     }
 
-    public static let commands: [Command] = [
-        Command(name: "calc.tip", kind: .query, summary: "Tip, total and per-person shares of a bill."),
-        Command(name: "calc.tip_table", kind: .query, summary: "Tip and total at every whole percentage from 0 to 50."),
-        Command(name: "calc.split", kind: .query, summary: "Split a bill with tax and tip, equally or by items, shares, amounts or percents."),
-        Command(name: "calc.adjust", kind: .query, summary: "Change one person's share and rebalance the others."),
-        Command(name: "accounts.create", kind: .mutation, summary: "Add a budget account for an owner."),
-        Command(name: "accounts.list", kind: .query, summary: "An owner's accounts, a page at a time."),
-        Command(name: "accounts.get", kind: .query, summary: "One of an owner's accounts."),
-        Command(name: "accounts.update", kind: .mutation, summary: "Change an account's name, currency, starting balance or default flag."),
-        Command(name: "accounts.delete", kind: .mutation, summary: "Remove one of an owner's accounts."),
-        Command(name: "accounts.set_default", kind: .mutation, summary: "Make one account the owner's default."),
-        Command(name: "accounts.strings", kind: .query, summary: "The add-account screens' word list in English, Japanese or Chinese."),
-        Command(name: "accounts.events", kind: .query, summary: "The accounts outbox after a sequence, for subscribers that missed an event."),
-        Command(name: "currency.search", kind: .query, summary: "Find currencies by country, name, code or symbol, ranked and paged."),
-        Command(name: "currency.get", kind: .query, summary: "One currency by its ISO 4217 code, retired ones included."),
-        Command(name: "currency.default_for_locale", kind: .query, summary: "The currency of a locale's region."),
-        Command(name: "currency.status", kind: .query, summary: "Whether the currency data is loaded, or how far loading has got."),
-        Command(name: "shopping.create_list", kind: .mutation, summary: "A new template or shopping list, empty or copied from a template, with shopping memory."),
-        Command(name: "shopping.get_list", kind: .query, summary: "Open a list: its items and total, purchased items hidden by auto-removal."),
-        Command(name: "shopping.lists", kind: .query, summary: "An owner's lists with their totals, a page at a time."),
-        Command(name: "shopping.rename_list", kind: .mutation, summary: "Give a list a new name."),
-        Command(name: "shopping.delete_list", kind: .mutation, summary: "Remove a list and its items."),
-        Command(name: "shopping.add_item", kind: .mutation, summary: "Add an item to a list."),
-        Command(name: "shopping.update_item", kind: .mutation, summary: "Change an item's name, unit or quantities."),
-        Command(name: "shopping.remove_item", kind: .mutation, summary: "Take an item off a list."),
-        Command(name: "shopping.mark_purchased", kind: .mutation, summary: "Mark an item bought, with its price and quantity, compared with the last price paid."),
-        Command(name: "shopping.mark_unpurchased", kind: .mutation, summary: "Mark an item not bought after all."),
-        Command(name: "shopping.set_price", kind: .mutation, summary: "Set an item's unit price, compared with the last price paid."),
-        Command(name: "shopping.get_preferences", kind: .query, summary: "An owner's shopping memory, price comparison and auto-removal switches."),
-        Command(name: "shopping.set_preferences", kind: .mutation, summary: "Turn shopping memory, price comparison or auto-removal on or off."),
-        Command(name: "shopping.price_history", kind: .query, summary: "What an owner paid for an item, newest first."),
-        Command(name: "shopping.events", kind: .query, summary: "The shopping service's domain events after a sequence number, oldest first."),
-        Command(name: "alerts.list", kind: .query, summary: "Stored alerts after a sequence, by kind or owner, a page at a time."),
-        Command(name: "system.ping", kind: .query, summary: "Liveness of the gateway."),
-        Command(name: "system.services", kind: .query, summary: "Each service with its workers, queue and counters."),
-        Command(name: "mmi.service", kind: .query, summary: "8/MMI: whether a service has a live worker."),
-    ]
+    /// Every service with a command here, the gateway's own included.
+    public var services: Set<String> { Set(commands.map { String($0.service) }) }
 
     /// Services answered by the gateway itself, never by a worker.
     public static let gatewayServices: Set<String> = ["system", "mmi"]
 
-    /// Services Tally's own workers provide; a request for one waits for a worker to appear.
-    public static let workerServices: Set<String> = Set(
-        commands.map { String(Envelope.service(of: $0.name)) }).subtracting(gatewayServices)
+    /// Services with a worker behind them: requests for one wait for a worker to appear.
+    public var workerServices: Set<String> { services.subtracting(Self.gatewayServices) }
 
-    private static let byName = Dictionary(uniqueKeysWithValues: commands.map { ($0.name, $0) })
+    /// The commands the gateway answers itself.
+    public static let gateway = [
+        CommandDescription(name: "system.ping", kind: .query, summary: "Liveness of the gateway."),
+        CommandDescription(name: "system.services", kind: .query, summary: "Each service with its workers, queue and counters."),
+        CommandDescription(name: "mmi.service", kind: .query, summary: "8/MMI: whether a service has a live worker."),
+    ]
 
-    public static func command(named name: String) -> Command? { byName[name] }
-
-    /// Whether a request may run on a second worker after the first died holding it.
-    public static func isSafeToRetry(command: String, idempotencyKey: String?) -> Bool {
-        idempotencyKey != nil || byName[command]?.kind == .query
+    public static func + (lhs: CommandCatalog, rhs: [CommandDescription]) -> CommandCatalog {
+        CommandCatalog(lhs.commands + rhs)
     }
 }

@@ -5,13 +5,20 @@ public struct RequestContext: Sendable {
     public var locale: String?
     public var idempotencyKey: String?
     public var token: String?
+    /// Who is asking, once the authentication middleware has verified `token`; nil for a caller
+    /// without one (allowed only on open commands).
+    public var caller: Caller?
 
-    public init(id: String? = nil, command: String, locale: String? = nil, idempotencyKey: String? = nil, token: String? = nil) {
+    public init(
+        id: String? = nil, command: String, locale: String? = nil, idempotencyKey: String? = nil, token: String? = nil,
+        caller: Caller? = nil
+    ) {
         self.id = id
         self.command = command
         self.locale = locale
         self.idempotencyKey = idempotencyKey
         self.token = token
+        self.caller = caller
     }
 
     public init(envelope: Envelope) {

@@ -1,4 +1,5 @@
 import TallyProtocol
+import TallyStorage
 
 /// `shopping.delete_list`: removes a list and its items, and returns the list as it was. Lists
 /// copied from a deleted template keep their items and their `from_template`. Its purchases leave

@@ -18,7 +18,7 @@ enum MarkPurchasedCommand {
             try target.refuseTemplate("shopping.mark_purchased")
             let original = target.item
             let now = Timestamp.now()
-            if hasPrice { target.item.unitPrice = try args.amount("unit_price", in: target.currency) }
+            if hasPrice { target.item.unitPrice = try Int64(args.amount("unit_price", in: target.currency)) }
             target.item.purchasedQuantity = quantity.map(Int64.init) ?? (original.purchased ? original.purchasedQuantity : original.plannedQuantity)
             if !original.purchased {
                 target.item.purchased = true

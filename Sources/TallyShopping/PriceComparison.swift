@@ -23,12 +23,12 @@ enum PriceComparison {
             ])
         let currency = target.currency
         guard let previous else {
-            return Comparison(outcome: .firstTime, price: currency.format(price), previousPrice: nil, currency: currency.code, previousListID: nil)
+            return Comparison(outcome: .firstTime, price: currency.format(Int128(price)), previousPrice: nil, currency: currency.code, previousListID: nil)
         }
         let previousPrice: Int64 = previous["price"]
         let outcome: Comparison.Outcome = price > previousPrice ? .higher : price < previousPrice ? .lower : .same
         return Comparison(
-            outcome: outcome, price: currency.format(price), previousPrice: currency.format(previousPrice),
+            outcome: outcome, price: currency.format(Int128(price)), previousPrice: currency.format(Int128(previousPrice)),
             currency: currency.code, previousListID: previous["list_id"])
     }
 

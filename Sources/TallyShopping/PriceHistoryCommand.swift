@@ -38,7 +38,7 @@ enum PriceHistoryCommand {
                 }
                 return PriceHistory.Purchase(
                     listID: row["list_id"], listName: row["list_name"], itemID: row["item_id"], name: row["name"],
-                    purchasedAt: Timestamp.rfc3339(row["purchased_at_ms"]), price: rowCurrency.format(row["unit_price_minor"]),
+                    purchasedAt: Timestamp.rfc3339(row["purchased_at_ms"]), price: rowCurrency.format(Int128(row["unit_price_minor"] as Int64)),
                     currency: code, quantity: row["purchased_quantity"])
             }
             return PriceHistory(name: name, purchases: purchases)

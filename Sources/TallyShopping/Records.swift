@@ -124,8 +124,8 @@ struct ItemRecord: Codable, Equatable, FetchableRecord, MutablePersistableRecord
     func result(_ currency: Currency) -> ItemResult {
         return ItemResult(
             id: id ?? 0, listID: listID, name: name, unit: unit, plannedQuantity: plannedQuantity,
-            purchasedQuantity: purchasedQuantity, purchased: purchased, unitPrice: unitPrice.map(currency.format),
-            lineTotal: counts ? line.map(currency.format) : nil, purchasedAt: purchasedAt.map(Timestamp.rfc3339),
+            purchasedQuantity: purchasedQuantity, purchased: purchased, unitPrice: unitPrice.map { currency.format(Int128($0)) },
+            lineTotal: counts ? line.map { currency.format(Int128($0)) } : nil, purchasedAt: purchasedAt.map(Timestamp.rfc3339),
             createdAt: Timestamp.rfc3339(createdAt), updatedAt: Timestamp.rfc3339(updatedAt))
     }
 }
@@ -137,9 +137,9 @@ enum ListTotal {
     static func of(_ items: [ItemRecord], in currency: Currency) -> Int64? {
         var sum: Int64 = 0
         for item in items where item.counts {
-            guard let line = item.line, line <= currency.largestAmount else { return nil }
+            guard let line = item.line, Int128(line) <= currency.largestAmount else { return nil }
             sum += line
-            guard sum <= currency.largestAmount else { return nil }
+            guard Int128(sum) <= currency.largestAmount else { return nil }
         }
         return sum
     }

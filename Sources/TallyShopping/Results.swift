@@ -68,7 +68,7 @@ struct ListSummary: Encodable, Sendable {
         name = list.name
         self.currency = list.currency
         fromTemplate = list.fromTemplate
-        self.total = currency.format(total)
+        self.total = currency.format(Int128(total))
         itemCount = items.count
         purchasedCount = items.filter(\.purchased).count
         openedAt = list.openedAt.map(Timestamp.rfc3339)

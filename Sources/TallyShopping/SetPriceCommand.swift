@@ -14,7 +14,7 @@ enum SetPriceCommand {
             var target = try ItemTarget.find(db, owner: owner, listID: ids.list, itemID: ids.item)
             try target.refuseTemplate("shopping.set_price")
             let original = target.item
-            target.item.unitPrice = try args.amount("unit_price", in: target.currency)
+            target.item.unitPrice = try Int64(args.amount("unit_price", in: target.currency))
             try target.save(db, original: original, at: Timestamp.now(), field: "args.unit_price")
             let priceIsNew = original.unitPrice != target.item.unitPrice
             if priceIsNew {

@@ -4,7 +4,7 @@ import TallyStorage
 
 /// The shopping database as the commands use it: reads, and idempotent write transactions that
 /// record their events in the same transaction.
-struct ShoppingStore: Sendable {
+public struct ShoppingStore: Sendable {
     let database: ServiceDatabase
     let writes: IdempotentWrites
     let events: EventLog
@@ -30,13 +30,4 @@ struct ShoppingStore: Sendable {
     func record(_ db: Database, _ event: ShoppingEvent, subject: String) throws {
         _ = try events.append(db, type: event.type, subject: subject, data: event)
     }
-}
-
-/// A mutation's result: fresh from the transaction, or as stored for its idempotency key.
-struct StoredResult: Encodable, Sendable {
-    let value: any Encodable & Sendable
-
-    init(_ value: any Encodable & Sendable) { self.value = value }
-
-    func encode(to encoder: Encoder) throws { try value.encode(to: encoder) }
 }

@@ -2,12 +2,6 @@ import Foundation
 import GRDB
 import TallyProtocol
 
-/// Where committed events go next: the worker's publisher, in a running service.
-public protocol EventSink: Sendable {
-    /// Called after the transaction that recorded `events` has committed, on the committing thread.
-    func publish(_ events: [CloudEvent])
-}
-
 /// A service's transactional outbox: every state change records its event in the same SQLite
 /// transaction (so there is never a change without its event, or an event without its change),
 /// numbered by a per-service sequence shared by every worker process on the file. Events are

@@ -66,7 +66,7 @@ public final class ServiceDatabase: Sendable {
         } catch let error as DatabaseError where error.resultCode == .SQLITE_FULL {
             throw TallyError(.resourceExhausted, "the \(name) database is out of disk space")
         } catch let error as DatabaseError {
-            throw StorageFailure(database: name, underlying: error)
+            throw StorageFailure(location: name, detail: "\(error)")
         }
     }
 
@@ -79,11 +79,4 @@ public final class ServiceDatabase: Sendable {
         defer { flock(fd, LOCK_UN) }
         return try body()
     }
-}
-
-/// A database error that is not the client's doing. The worker logs it and answers `internal`.
-public struct StorageFailure: Error, CustomStringConvertible {
-    public let database: String
-    public let underlying: DatabaseError
-    public var description: String { "\(database) database: \(underlying)" }
 }

@@ -13,25 +13,26 @@ public struct ServiceHarness: Sendable {
     }
 
     /// The result of `command`, encoded and decoded as on the wire. Throws the command's error.
+    /// `caller` is who the request comes from, as the authentication middleware would set it.
     @discardableResult
     public func call(
-        _ command: String, _ args: JSONValue = [:], locale: String? = nil, idempotencyKey: String? = nil
+        _ command: String, _ args: JSONValue = [:], locale: String? = nil, idempotencyKey: String? = nil, caller: Caller? = nil
     ) throws -> JSONValue {
-        guard let handler = service.commands.handler(for: command) else {
+        guard let handler = service.command(named: command) else {
             throw TallyError(.unimplemented, "\(service.serviceName) has no command \(command)")
         }
-        let context = RequestContext(command: command, locale: locale, idempotencyKey: idempotencyKey)
-        let result = try handler(Arguments(args), context)
+        let context = RequestContext(command: command, locale: locale, idempotencyKey: idempotencyKey, caller: caller)
+        let result = try handler.run(Arguments(args), context)
         return try JSONDecoder().decode(JSONValue.self, from: JSONEncoder.tally.encode(result))
     }
 
     /// The error `command` answers `args` with, or nil when it succeeds. An error that is not a
     /// `TallyError` comes back as `internal`, as a worker would answer it.
     public func error(
-        _ command: String, _ args: JSONValue = [:], locale: String? = nil, idempotencyKey: String? = nil
+        _ command: String, _ args: JSONValue = [:], locale: String? = nil, idempotencyKey: String? = nil, caller: Caller? = nil
     ) -> TallyError? {
         do {
-            try call(command, args, locale: locale, idempotencyKey: idempotencyKey)
+            try call(command, args, locale: locale, idempotencyKey: idempotencyKey, caller: caller)
             return nil
         } catch let error as TallyError {
             return error

@@ -7,12 +7,16 @@ extension CommandTable {
     ///
     /// Args: `after` (sequence, default 0), `limit` (1 to 1000, default 100). Result: `events`
     /// (CloudEvents, oldest first) and `last_sequence` (the newest stored, 0 when none).
-    public mutating func registerEventFeed(_ log: EventLog) {
-        register("\(log.service).events") { args, _ in
+    public mutating func eventFeed(_ store: @escaping @Sendable (Resources) -> ServiceStore) {
+        query(
+            "\(service).events", access: .role("service"),
+            "The \(service) service's domain events after a sequence, oldest first, for subscribers that missed some."
+        ) { args, _, resources in
             try args.allowOnly(["after", "limit"])
             let after = try args.optionalInteger("after", in: 0...Int.max) ?? 0
             let limit = try args.optionalInteger("limit", in: 1...1000) ?? 100
-            return EventPage(events: try log.events(after: Int64(after), limit: limit), lastSequence: try log.lastSequence())
+            let store = store(resources)
+            return EventPage(events: try store.events(after: Int64(after), limit: limit), lastSequence: try store.lastEventSequence())
         }
     }
 }

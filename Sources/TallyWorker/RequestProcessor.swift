@@ -3,17 +3,20 @@ import Logging
 import TallyProtocol
 
 /// Turns one request body into one reply body for a service: decode the envelope once, find the
-/// command, run it, encode the reply. Never throws and never traps on input: whatever arrives,
-/// the client gets a reply.
+/// command, pass it through the middleware (in order) to its handler, encode the reply. Never
+/// throws and never traps on input: whatever arrives, the client gets a reply.
 public struct RequestProcessor: Sendable {
     public let handler: any ServiceHandler
-    private let commands: CommandTable
+    private let middleware: [any RequestMiddleware]
     private let maximumMessageBytes: Int
     let logger: Logger
 
-    public init(handler: any ServiceHandler, maximumMessageBytes: Int = 256 * 1024, logger: Logger) {
+    public init(
+        handler: any ServiceHandler, middleware: [any RequestMiddleware] = [], maximumMessageBytes: Int = 256 * 1024,
+        logger: Logger
+    ) {
         self.handler = handler
-        self.commands = handler.commands
+        self.middleware = middleware
         self.maximumMessageBytes = maximumMessageBytes
         self.logger = logger
     }
@@ -37,16 +40,18 @@ public struct RequestProcessor: Sendable {
     }
 
     public func process(_ envelope: Envelope) -> Data {
-        guard let command = commands.handler(for: envelope.command) else {
+        guard let command = handler.command(named: envelope.command) else {
             let message =
                 envelope.service == handler.serviceName
-                ? "unknown command '\(envelope.command)'; \(handler.serviceName) serves \(commands.names.joined(separator: ", "))"
+                ? "unknown command '\(envelope.command)'; \(handler.serviceName) serves \(handler.descriptions.map(\.name).joined(separator: ", "))"
                 : "this worker serves '\(handler.serviceName)', not '\(envelope.service)'"
             return Reply.failure(id: envelope.id, error: TallyError(.unimplemented, message, field: "command"))
         }
         do {
-            let args = try Arguments(envelope.args)
-            let result = try command(args, RequestContext(envelope: envelope))
+            let request = Request(
+                envelope: envelope, command: command.description, args: try Arguments(envelope.args),
+                context: RequestContext(envelope: envelope))
+            let result = try run(request, through: middleware[...], command)
             return try Reply.success(id: envelope.id, result: result)
         } catch let error as TallyError {
             return Reply.failure(id: envelope.id, error: error)
@@ -54,5 +59,13 @@ public struct RequestProcessor: Sendable {
             logger.error("command failed", metadata: ["command": "\(envelope.command)", "error": "\(error)"])
             return Reply.failure(id: envelope.id, error: TallyError(.internal, "\(envelope.command) failed inside the service; the error has been logged"))
         }
+    }
+
+    /// Passes `request` through the middleware in order, and the last one to the command.
+    private func run(
+        _ request: Request, through middleware: ArraySlice<any RequestMiddleware>, _ command: BoundCommand
+    ) throws -> any Encodable & Sendable {
+        guard let first = middleware.first else { return try command.run(request.args, request.context) }
+        return try first.respond(to: request) { try run($0, through: middleware.dropFirst(), command) }
     }
 }

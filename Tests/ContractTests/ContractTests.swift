@@ -1,4 +1,5 @@
 import Foundation
+import TallyCatalog
 import TallyProtocol
 import TallyTesting
 import Testing
@@ -42,7 +43,7 @@ import Testing
         let files = Set(try Repository.schemaFiles(under: "commands"))
         let document = try Repository.text(of: Repository.protocolDocument)
         let headings = document.split(separator: "\n").filter { $0.hasPrefix("#") }
-        for command in CommandCatalog.commands.map(\.name) {
+        for command in ServiceCatalog.commands.commands.map(\.name) {
             for schema in [CommandSchema.args(command), CommandSchema.result(command)] where !files.contains(schema) {
                 Issue.record("schemas/\(schema) is missing")
             }
@@ -54,10 +55,10 @@ import Testing
         let (examples, _) = DocExample.parse(document)
         let answered = Set(ExampleExchange.group(examples).exchanges.filter { $0.answer != nil && $0.request.kind == .request }
             .compactMap(\.request.command))
-        for command in CommandCatalog.commands.map(\.name) where !answered.contains(command) {
+        for command in ServiceCatalog.commands.commands.map(\.name) where !answered.contains(command) {
             Issue.record("docs/protocol.md has no request example for \(command) followed by the result or reply it gets")
         }
-        let catalog = Set(CommandCatalog.commands.map(\.name))
+        let catalog = Set(ServiceCatalog.commands.commands.map(\.name))
         for file in files.sorted() {
             let name = String(file.dropFirst("commands/".count))
             guard let command = CommandSchema.command(ofFile: name) else {
@@ -85,7 +86,7 @@ import Testing
         let (examples, problems) = DocExample.parse(try Repository.text(of: Repository.protocolDocument))
         for problem in problems { Issue.record(Comment(rawValue: problem)) }
         #expect(examples.count >= 10, "docs/protocol.md should carry examples")
-        let catalog = Set(CommandCatalog.commands.map(\.name))
+        let catalog = Set(ServiceCatalog.commands.commands.map(\.name))
         let files = Set(try Repository.schemaFiles())
 
         var items: [SchemaValidator.Item] = []
@@ -166,10 +167,10 @@ import Testing
                 """)
             return
         }
-        let catalog = Set(CommandCatalog.commands.map(\.name))
+        let catalog = Set(ServiceCatalog.commands.commands.map(\.name))
 
         // One worker of every service, so every documented command is answered.
-        let workers = Dictionary(uniqueKeysWithValues: CommandCatalog.workerServices.map { ($0, 1) })
+        let workers = Dictionary(uniqueKeysWithValues: ServiceCatalog.commands.workerServices.map { ($0, 1) })
         let items: [SchemaValidator.Item] = try await TallyStack.with(workers: workers) { stack in
             let client = try stack.client(timeout: .seconds(5))
             // A currency worker answers at once but serves its data only once it has loaded it.
@@ -199,7 +200,7 @@ import Testing
                 compare(exchange, live: reply, command: command)
             }
             // Every event those requests recorded, against the schema of its type.
-            for feed in CommandCatalog.commands.map(\.name) where feed.hasSuffix(".events") {
+            for feed in ServiceCatalog.commands.commands.map(\.name) where feed.hasSuffix(".events") {
                 var after: Int64 = 0
                 while true {
                     let page = try await client.call(feed, ["after": .integer(after), "limit": 1000])

@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 import TallyAccounts
 import TallyProtocol
 import TallyStorage
@@ -10,19 +9,23 @@ import Testing
 /// calls it, with results decoded as a client sees them. The directory goes with the harness.
 final class AccountsHarness: Sendable {
     private let temporary = TemporaryDirectory(prefix: "tally-accounts")
-    let database: ServiceDatabase
     let service: AccountsService
 
     var directory: String { temporary.path }
+    var store: ServiceStore { service.resources.store }
 
     init() throws {
-        database = try AccountsService.openDatabase(directory: temporary.path)
-        service = AccountsService(database: database)
+        service = AccountsService(store: try AccountStore(engine: try SQLiteEngine(directory: temporary.path, name: "accounts")))
     }
 
     /// Another service on the same file, as a second worker process would open it.
     func secondService() throws -> AccountsService {
-        try AccountsService(dataDirectory: directory)
+        AccountsService(store: try AccountStore(engine: try SQLiteEngine(directory: directory, name: "accounts")))
+    }
+
+    /// Runs `sql` in a write transaction of its own, behind the service's back.
+    func execute(_ sql: SQL) throws {
+        try store.engine.write { try $0.execute(sql) }
     }
 
     @discardableResult
@@ -53,8 +56,8 @@ final class AccountsHarness: Sendable {
         return try call("accounts.create", .object(args))
     }
 
-    func count(_ sql: String = "SELECT COUNT(*) FROM account") throws -> Int {
-        try database.read { try Int.fetchOne($0, sql: sql) ?? 0 }
+    func count(_ sql: SQL = "SELECT COUNT(*) FROM account") throws -> Int {
+        try store.read { try $0.fetchValue(sql, as: Int.self) } ?? 0
     }
 
     /// The owner's accounts, every page.

@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 import TallyProtocol
 import Testing
 
@@ -45,7 +44,7 @@ import Testing
         try harness.create("Wallet", isDefault: true)
         try harness.create("Bank")
         #expect(throws: (any Error).self) {
-            try harness.database.pool.write { try $0.execute(sql: "UPDATE account SET is_default = 1 WHERE name = 'Bank'") }
+            try harness.execute("UPDATE account SET is_default = TRUE WHERE name = 'Bank'")
         }
         #expect(try harness.defaults() == ["Wallet"])
     }

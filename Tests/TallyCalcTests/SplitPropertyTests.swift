@@ -12,8 +12,8 @@ import Testing
         for _ in 0..<300 {
             let currency = currencies.randomElement(using: &random)!
             let people = Int.random(in: 1...12, using: &random)
-            let amount = { (range: ClosedRange<Int64>) in JSONValue.string(currency.format(Int64.random(in: range, using: &random))) }
-            let subtotal = Int64.random(in: 0...500_000, using: &random)
+            let amount = { (range: ClosedRange<Int64>) in JSONValue.string(currency.format(Int128(Int64.random(in: range, using: &random)))) }
+            let subtotal = Int128(Int64.random(in: 0...500_000, using: &random))
             var args: [String: JSONValue] = [
                 "currency": .string(currency.code), "people": .integer(Int64(people)), "subtotal": .string(currency.format(subtotal)),
                 "tax": amount(0...50_000),
@@ -36,7 +36,7 @@ import Testing
                 args["mode"] = "items"
                 var left = subtotal
                 args["items"] = .array((0..<Int.random(in: 1...6, using: &random)).map { _ in
-                    let price = Int64.random(in: 0...left, using: &random)
+                    let price = Int128.random(in: 0...left, using: &random)
                     left -= price
                     let group = (0..<people).filter { _ in Bool.random(using: &random) }
                     let sharers = group.isEmpty ? [Int.random(in: 0..<people, using: &random)] : group
@@ -49,7 +49,7 @@ import Testing
             let result = try calc("calc.split", .object(args))
             let rows = try #require(result["people"]?.arrayValue)
             #expect(rows.count == people)
-            let parse = { (text: String?) throws -> Int64 in try currency.parseAmount(try #require(text)) }
+            let parse = { (text: String?) throws -> Int128 in try currency.parseAmount(try #require(text)) }
             for key in ["subtotal", "tax", "tip", "total"] {
                 let parts = try rows.map { try parse($0[key]?.stringValue) }
                 #expect(parts.reduce(0, +) == (try parse(result[key]?.stringValue)), "\(key) in \(args)")

@@ -36,7 +36,12 @@ import TallyMoney
     }
 
     @Test func largeTotalsAndWeightsDoNotOverflow() {
-        let parts = Allocation.split(Int64.max / 2, proportionalTo: [Int64.max, Int64.max - 1, 1])
-        #expect(parts.reduce(0, +) == Int64.max / 2)
+        let parts = Allocation.split(Int128.max / 2, proportionalTo: [Int64.max, Int64.max - 1, 1])
+        #expect(parts.reduce(0, +) == Int128.max / 2)
+        // 10^20 banknotes split three ways in cents: past 64 bits, and still exact.
+        let huge: Int128 = 100_000_000_000_000_000_000_00
+        let thirds = Allocation.split(huge, equally: 3)
+        #expect(thirds == [33_333_333_333_333_333_333_34, 33_333_333_333_333_333_333_33, 33_333_333_333_333_333_333_33])
+        #expect(thirds.reduce(0, +) == huge)
     }
 }

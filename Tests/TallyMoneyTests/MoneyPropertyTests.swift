@@ -7,7 +7,7 @@ import TallyTesting
     @Test func allocationsAddUpAndStayWithinAUnitOfTheExactShare() {
         var random = SplitMix64(seed: 0x7A11_0001)
         for _ in 0..<2000 {
-            let total = Int64.random(in: 0...10_000_000, using: &random)
+            let total = Int128(Int64.random(in: 0...10_000_000, using: &random))
             let count = Int.random(in: 1...50, using: &random)
             let weights = (0..<count).map { _ in Int64.random(in: 0...(Bool.random(using: &random) ? 10 : 1_000_000), using: &random) }
             let parts = Allocation.split(total, proportionalTo: weights)
@@ -27,7 +27,7 @@ import TallyTesting
         var random = SplitMix64(seed: 0x7A11_0002)
         for _ in 0..<2000 {
             let exact = Rational(Int128.random(in: 0...10_000_000_000, using: &random), Int128.random(in: 1...1_000_000, using: &random))
-            let increment = ([1, 5, 10, 25, 100, 1000] as [Int64]).randomElement(using: &random)!
+            let increment = ([1, 5, 10, 25, 100, 1000] as [Int128]).randomElement(using: &random)!
             let up = exact.rounded(.up, toMultipleOf: increment)
             let down = exact.rounded(.down, toMultipleOf: increment)
             let nearest = exact.rounded(.halfUp, toMultipleOf: increment)
@@ -43,7 +43,7 @@ import TallyTesting
         var random = SplitMix64(seed: 0x7A11_0003)
         for currency in Currency.all {
             for _ in 0..<20 {
-                let amount = Int64.random(in: 0...currency.largestAmount, using: &random)
+                let amount = Int128.random(in: 0...currency.largestAmount, using: &random)
                 #expect(try currency.parseAmount(currency.format(amount)) == amount)
             }
         }

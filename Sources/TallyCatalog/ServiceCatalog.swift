@@ -1,0 +1,60 @@
+import TallyAccounts
+import TallyCalc
+import TallyCurrency
+import TallyNotifier
+import TallyProtocol
+import TallyShopping
+import TallyStorage
+import TallyWorker
+
+/// Every service Tally ships, in one place: the handlers `tally worker` runs, and the command
+/// catalog the gateway serves, read off their command tables. A new service registers here and
+/// nowhere else.
+public enum ServiceCatalog {
+    /// Every service's handler type.
+    public static let handlers: [any ServiceHandler.Type] = [
+        CalcService.self, AccountsService.self, CurrencyService.self, ShoppingService.self, AlertsService.self,
+    ]
+
+    /// Every command of every service, and the gateway's own.
+    public static let commands = CommandCatalog(handlers.flatMap { $0.descriptions } + CommandCatalog.gateway)
+
+    /// Every service `tally up` starts one worker of. (`alerts` is served by the notifier.)
+    public static let all = ["calc", "accounts", "currency", "shopping"]
+
+    /// Every service `tally worker` accepts: those of `tally up`, and `alerts` (replicas of the
+    /// notifier's `alerts.list` on its data).
+    public static var workerServices: [String] { all + ["alerts"] }
+
+    /// Services that record domain events, whose workers run an event publisher.
+    public static let publishingEvents: Set<String> = ["accounts", "shopping"]
+
+    /// The handler of the service `name`, with its data opened (and migrated) in `dataDirectory`.
+    public static func handler(
+        named name: String, dataDirectory: String, options: ServiceOptions = ServiceOptions()
+    ) throws -> (any ServiceHandler)? {
+        switch name {
+        case "calc": CalcService()
+        case "accounts":
+            AccountsService(store: try AccountStore(
+                engine: try SQLiteEngine(directory: dataDirectory, name: "accounts"), eventSink: options.eventSink))
+        case "currency": try CurrencyService(dataDirectory: dataDirectory, chunkDelay: options.currencyLoadDelay)
+        case "shopping": try ShoppingService(dataDirectory: dataDirectory, eventSink: options.eventSink)
+        case "alerts": try AlertsService(dataDirectory: dataDirectory)
+        default: nil
+        }
+    }
+}
+
+/// Settings only some services use, from `tally worker`'s flags.
+public struct ServiceOptions {
+    /// currency: a pause before each chunk of the data load, so tests can watch it load.
+    public var currencyLoadDelay: Duration = .zero
+    /// Services that record events: where committed events go (the worker's publisher).
+    public var eventSink: (any EventSink)?
+
+    public init(currencyLoadDelay: Duration = .zero, eventSink: (any EventSink)? = nil) {
+        self.currencyLoadDelay = currencyLoadDelay
+        self.eventSink = eventSink
+    }
+}

@@ -1,0 +1,18 @@
+/// Who is asking: the person a verified token names, with the roles it grants. Set by the worker's
+/// authentication middleware; a handler never reads a user id from its args.
+public struct Caller: Sendable, Equatable {
+    /// The person's stable id, as the identity service gives it out.
+    public let userID: String
+    /// The name they sign in with, for messages and logs.
+    public let username: String
+    /// Roles the token grants: `admin`, `service`.
+    public let roles: Set<String>
+
+    public init(userID: String, username: String, roles: Set<String> = []) {
+        self.userID = userID
+        self.username = username
+        self.roles = roles
+    }
+
+    public func has(role: String) -> Bool { roles.contains(role) }
+}

@@ -1,0 +1,36 @@
+/// Where a stateful service keeps its data: one implementation per database engine (SQLite
+/// through GRDB, the default; PostgreSQL), behind one interface, so a service's storage code is
+/// written once against `SQLSession`.
+///
+/// Engines translate their own failures into the API's: a database that stays busy or cannot
+/// be reached is `unavailable` (retry), a full disk `resource_exhausted`, anything else a
+/// `StorageFailure` that the worker logs and answers as `internal`.
+public protocol StorageEngine: Sendable {
+    var dialect: SQLDialect { get }
+    /// Where the data lives, for logs and messages: `sqlite:/var/lib/tally/accounts.sqlite`.
+    var location: String { get }
+
+    /// Runs `body` on a consistent snapshot, beside any writer.
+    func read<T>(_ body: (any SQLSession) throws -> T) throws -> T
+
+    /// Runs `body` in one write transaction, committed when it returns and rolled back when it
+    /// throws. Writers of one database (in any process) are serialized.
+    func write<T>(_ body: (any SQLSession) throws -> T) throws -> T
+
+    /// Brings the schema up to date under a lock that every process on the database respects, so
+    /// workers starting together never race (see `Migrator`).
+    func migrate(_ migrations: [Migration]) throws
+}
+
+/// A database error that is not the client's doing. The worker logs it and answers `internal`.
+public struct StorageFailure: Error, CustomStringConvertible {
+    public let location: String
+    public let detail: String
+
+    public init(location: String, detail: String) {
+        self.location = location
+        self.detail = detail
+    }
+
+    public var description: String { "\(location): \(detail)" }
+}

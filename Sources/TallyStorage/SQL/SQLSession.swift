@@ -1,0 +1,38 @@
+/// A connection inside a transaction (or, for reads, a consistent snapshot): what a service's
+/// storage code runs its SQL on. One engine-neutral interface, so each service's storage is
+/// written once and runs on SQLite and PostgreSQL alike.
+public protocol SQLSession {
+    var dialect: SQLDialect { get }
+
+    /// Runs a statement that returns no rows; returns how many rows it changed.
+    @discardableResult
+    func execute(_ sql: SQL) throws -> Int
+
+    func fetchAll(_ sql: SQL) throws -> [SQLRow]
+
+    /// Runs `body` so that, if it throws, what it did is undone and the rest of the transaction
+    /// stands (a SQL savepoint).
+    func savepoint<T>(_ body: () throws -> T) throws -> T
+}
+
+extension SQLSession {
+    public func fetchOne(_ sql: SQL) throws -> SQLRow? {
+        try fetchAll(sql).first
+    }
+
+    /// The first column of the first row, or nil when there is no row (or it is NULL).
+    public func fetchValue<T: SQLDecodable>(_ sql: SQL, as type: T.Type = T.self) throws -> T? {
+        guard let row = try fetchOne(sql) else { return nil }
+        return try Optional<T>(sqlValue: row.values.first ?? .null)
+    }
+
+    /// The first column of every row.
+    public func fetchValues<T: SQLDecodable>(_ sql: SQL, as type: T.Type = T.self) throws -> [T] {
+        try fetchAll(sql).map { try $0.first() }
+    }
+
+    /// Whether the query returns a row.
+    public func exists(_ sql: SQL) throws -> Bool {
+        try fetchOne(sql) != nil
+    }
+}

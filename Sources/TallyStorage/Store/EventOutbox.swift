@@ -1,0 +1,75 @@
+import Foundation
+import TallyProtocol
+
+/// A service's transactional outbox: the `event` table, where every change records its events in
+/// its own transaction, numbered by a per-service sequence that has no gaps.
+///
+/// How the sequence stays gap-free with many writers (processes, hosts): numbers are taken from
+/// the single row of `event_counter` with an `UPDATE ... RETURNING` inside the change's
+/// transaction. That row is locked until the transaction ends, so writers take numbers one
+/// transaction at a time, and a transaction that rolls back gives its numbers back with it.
+/// Subscribers can therefore read a gap as "missed", never as "skipped".
+enum EventOutbox {
+    static let migrations = [
+        Migration("event-outbox") { session in
+            try session.create(TableSchema(
+                "event",
+                columns: [
+                    // Kept as SQLite created it before the counter existed: explicit values are stored as given.
+                    ColumnSchema("sequence", session.dialect == .sqlite ? .identity : .integer),
+                    ColumnSchema("id", .text),
+                    ColumnSchema("type", .text),
+                    ColumnSchema("subject", .text, notNull: false),
+                    ColumnSchema("time", .text),
+                    ColumnSchema("data", .blob),
+                ],
+                primaryKey: session.dialect == .sqlite ? [] : ["sequence"],
+                unique: [["id"]]))
+        },
+        Migration("event-counter") { session in
+            try session.create(TableSchema(
+                "event_counter",
+                columns: [ColumnSchema("id", .integer, check: "id = 1"), ColumnSchema("last_sequence", .integer)],
+                primaryKey: ["id"]))
+            try session.execute("INSERT INTO event_counter (id, last_sequence) SELECT 1, COALESCE(MAX(sequence), 0) FROM event")
+        },
+    ]
+
+    /// Numbers and stores `events` in the caller's transaction; returns them as CloudEvents.
+    static func append(_ events: [any DomainEvent], service: String, at now: Int64, _ session: any SQLSession) throws -> [CloudEvent] {
+        guard !events.isEmpty else { return [] }
+        guard let last = try session.fetchValue(
+            "UPDATE event_counter SET last_sequence = last_sequence + \(events.count) WHERE id = 1 RETURNING last_sequence",
+            as: Int64.self)
+        else { throw StorageFailure(location: service, detail: "the event_counter row is missing") }
+        var sequence = last - Int64(events.count)
+        let time = Timestamp.rfc3339(now)
+        return try events.map { event in
+            sequence += 1
+            let payload = try JSONEncoder.tally.encode(event)
+            let id = UUID().uuidString.lowercased()
+            try session.execute(
+                "INSERT INTO event (sequence, id, type, subject, time, data) VALUES (\(sequence), \(id), \(event.type), \(event.subject), \(time), \(payload))")
+            return CloudEvent(
+                id: id, source: "tally/\(service)", type: event.type, time: time, subject: event.subject,
+                sequence: sequence, data: try JSONDecoder().decode(JSONValue.self, from: payload))
+        }
+    }
+
+    /// Events after `sequence`, oldest first, at most `limit`.
+    static func events(after sequence: Int64, limit: Int, service: String, _ session: any SQLSession) throws -> [CloudEvent] {
+        try session.fetchAll(
+            "SELECT sequence, id, type, subject, time, data FROM event WHERE sequence > \(sequence) ORDER BY sequence LIMIT \(limit)"
+        ).map { row in
+            CloudEvent(
+                id: try row["id"], source: "tally/\(service)", type: try row["type"], time: try row["time"],
+                subject: try row["subject"], sequence: try row["sequence"],
+                data: try JSONDecoder().decode(JSONValue.self, from: try row["data"] as Data))
+        }
+    }
+
+    /// The highest sequence given out, 0 when none.
+    static func lastSequence(_ session: any SQLSession) throws -> Int64 {
+        try session.fetchValue("SELECT last_sequence FROM event_counter WHERE id = 1") ?? 0
+    }
+}

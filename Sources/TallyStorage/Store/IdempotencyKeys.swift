@@ -1,0 +1,49 @@
+import Foundation
+import TallyProtocol
+
+/// The results of keyed changes, stored in the change's own transaction, so that a retry with the
+/// same `idempotency_key` gets the first run's result back instead of running again.
+///
+/// Keys are unique within a scope (the command and whose data it changes). A key reused for a
+/// different request is refused (`failed_precondition`) rather than answered with another
+/// request's result. Keys are kept for `retention`, long enough for any client's retries.
+enum IdempotencyKeys {
+    static let retention: Duration = .seconds(24 * 3600)
+
+    static let migrations = [
+        Migration("idempotency-keys") { session in
+            try session.create(TableSchema(
+                "idempotency_key",
+                columns: [
+                    ColumnSchema("key", .text), ColumnSchema("scope", .text), ColumnSchema("fingerprint", .text),
+                    ColumnSchema("result", .blob),
+                    // Seconds since 1970, as first shipped.
+                    ColumnSchema("created_at", .integer),
+                ],
+                primaryKey: ["scope", "key"]))
+            try session.createIndex("idempotency_key_created_at", on: "idempotency_key", columns: ["created_at"])
+        }
+    ]
+
+    /// The stored result of `key`, if the key was used; throws if it was used for another request.
+    static func stored(_ key: String, scope: String, fingerprint: String, _ session: any SQLSession) throws -> JSONValue? {
+        guard let row = try session.fetchOne("SELECT fingerprint, result FROM idempotency_key WHERE scope = \(scope) AND key = \(key)") else {
+            return nil
+        }
+        guard try row["fingerprint"] as String == fingerprint else {
+            throw TallyError(
+                .failedPrecondition,
+                "idempotency_key '\(key)' was already used for a different \(scope.prefix(while: { $0 != ":" })) request; use a new key for a new request",
+                field: "idempotency_key")
+        }
+        return try JSONDecoder().decode(JSONValue.self, from: try row["result"] as Data)
+    }
+
+    /// Stores `result` for `key`, and forgets keys past their retention.
+    static func store(_ key: String, scope: String, fingerprint: String, result: Data, now: Int64, _ session: any SQLSession) throws {
+        let seconds = now / 1000
+        try session.execute(
+            "INSERT INTO idempotency_key (key, scope, fingerprint, result, created_at) VALUES (\(key), \(scope), \(fingerprint), \(result), \(seconds))")
+        try session.execute("DELETE FROM idempotency_key WHERE created_at < \(seconds - retention.components.seconds)")
+    }
+}

@@ -1,0 +1,131 @@
+import Foundation
+import TallyProtocol
+
+/// A stateful service's data: the one way Tally's services read and change state.
+///
+/// A change runs in one transaction that also records its events in the service's outbox and,
+/// when the request carries an `idempotency_key`, stores its result under that key. So a change
+/// never commits without its events or its stored result, a crash at any point leaves all three
+/// or none, and a retried request gets the first result back instead of running twice. The
+/// events reach the worker's publisher only after the commit.
+///
+/// ```swift
+/// let result = try store.change(ChangeRequest(context, args, scope: owner)) { change in
+///     try change.session.execute("UPDATE ...")
+///     try change.record(AccountUpdated(...))
+///     return account
+/// }
+/// ```
+public final class ServiceStore: Sendable {
+    /// The service's name: `accounts`, the source of its events (`tally/accounts`).
+    public let service: String
+    public let engine: any StorageEngine
+    public let sink: (any EventSink)?
+
+    /// Opens the store and brings its schema up to date: the outbox and idempotency tables every
+    /// store has, then the service's own `migrations`.
+    public init(service: String, engine: any StorageEngine, migrations: [Migration], sink: (any EventSink)? = nil) throws {
+        self.service = service
+        self.engine = engine
+        self.sink = sink
+        try engine.migrate(migrations + EventOutbox.migrations + IdempotencyKeys.migrations)
+    }
+
+    /// Runs `body` on a consistent snapshot of the data.
+    public func read<T>(_ body: (any SQLSession) throws -> T) throws -> T {
+        try engine.read(body)
+    }
+
+    /// Runs a change: `body`'s SQL, the events it records and (with a key) its result, in one
+    /// transaction. With an `idempotency_key` seen before, returns the stored result without
+    /// running `body`.
+    public func change<Result: Encodable & Sendable>(
+        _ request: ChangeRequest, _ body: (inout Change) throws -> Result
+    ) throws -> StoredResult {
+        let fingerprint = request.key == nil ? "" : Self.fingerprint(request.fingerprint)
+        let (result, events) = try engine.write { session -> (StoredResult, [CloudEvent]) in
+            if let key = request.key, let stored = try IdempotencyKeys.stored(key, scope: request.scope, fingerprint: fingerprint, session) {
+                return (StoredResult(stored), [])
+            }
+            var change = Change(session: session, now: Timestamp.now())
+            let result = try body(&change)
+            let events = try EventOutbox.append(change.events, service: service, at: change.now, session)
+            if let key = request.key {
+                try IdempotencyKeys.store(
+                    key, scope: request.scope, fingerprint: fingerprint, result: try JSONEncoder.tally.encode(result), now: change.now,
+                    session)
+            }
+            return (StoredResult(result), events)
+        }
+        if !events.isEmpty { sink?.publish(events) }
+        return result
+    }
+
+    /// The service's events after `sequence`, oldest first, at most `limit`: `<service>.events`.
+    public func events(after sequence: Int64, limit: Int) throws -> [CloudEvent] {
+        try read { try EventOutbox.events(after: sequence, limit: limit, service: service, $0) }
+    }
+
+    /// The highest event sequence given out, 0 when none.
+    public func lastEventSequence() throws -> Int64 {
+        try read { try EventOutbox.lastSequence($0) }
+    }
+
+    /// The request in canonical form (sorted keys), so the same args always compare equal.
+    static func fingerprint(_ request: JSONValue) -> String {
+        String(decoding: (try? JSONEncoder.tally.encode(request)) ?? Data(), as: UTF8.self)
+    }
+}
+
+/// What a change is, for its idempotency: the command, its key, whose data it changes, and the
+/// request it answers (to tell a true retry from a key reused for something else).
+public struct ChangeRequest: Sendable {
+    public var command: String
+    public var key: String?
+    /// What the key is unique within: the command and whose data it changes, `accounts.create:ann`.
+    public var scope: String
+    public var fingerprint: JSONValue
+
+    public init(command: String, key: String?, scope: String, fingerprint: JSONValue) {
+        self.command = command
+        self.key = key
+        self.scope = scope
+        self.fingerprint = fingerprint
+    }
+
+    /// The change a request asks for, on data of `owner` (a user id, a team): the args and the
+    /// locale (which may pick a currency) make the fingerprint.
+    public init(_ context: RequestContext, _ args: Arguments, owner: String) {
+        self.init(
+            command: context.command, key: context.idempotencyKey, scope: "\(context.command):\(owner)",
+            fingerprint: ["args": .object(args.values), "locale": context.locale.map(JSONValue.string) ?? .null])
+    }
+}
+
+/// One change in progress, inside its transaction: the SQL session, the time of the change, and
+/// the events it has recorded so far.
+public struct Change {
+    public let session: any SQLSession
+    /// When the change happens, in milliseconds since 1970: one reading of the clock for all of it.
+    public let now: Int64
+    var events: [any DomainEvent] = []
+
+    init(session: any SQLSession, now: Int64) {
+        self.session = session
+        self.now = now
+    }
+
+    /// Records `event`: stored in the outbox in this transaction, published after it commits.
+    public mutating func record(_ event: some DomainEvent) {
+        events.append(event)
+    }
+}
+
+/// A change's result: fresh from the transaction, or as stored for its idempotency key.
+public struct StoredResult: Encodable, Sendable {
+    public let value: any Encodable & Sendable
+
+    public init(_ value: any Encodable & Sendable) { self.value = value }
+
+    public func encode(to encoder: Encoder) throws { try value.encode(to: encoder) }
+}
