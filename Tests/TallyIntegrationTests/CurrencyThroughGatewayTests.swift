@@ -37,8 +37,9 @@ import Testing
 
     @Test func searchesAreUnavailableWhileTheWorkerLoadsThenAnswered() async throws {
         try await TallyStack.with() { stack in
-            // 12 chunks of 25 currencies, 250 ms before each: about three seconds of loading.
-            try stack.startWorker("currency", extraArguments: ["--currency-load-delay-ms", "250"])
+            // 12 chunks of 25 currencies, a second before each: the search below lands while loading
+            // even when a busy machine leaves this test unscheduled for several seconds.
+            try stack.startWorker("currency", extraArguments: ["--currency-load-delay-ms", "1000"])
             try await stack.waitForWorkers("currency", count: 1)
             let client = try stack.client()
             try await stack.waitUntil("the worker reports loading progress") {
