@@ -110,7 +110,7 @@ let package = Package(
 
         .testTarget(name: "TallyProtocolTests", dependencies: ["TallyProtocol"]),
         .testTarget(name: "TallyStorageTests", dependencies: [
-            "TallyStorage", "TallyProtocol", .product(name: "GRDB", package: "GRDB.swift"),
+            "TallyStorage", "TallyProtocol", "TallyTesting", .product(name: "GRDB", package: "GRDB.swift"),
         ]),
         .testTarget(name: "TallyMoneyTests", dependencies: ["TallyMoney", "TallyProtocol", "TallyTesting"]),
         .testTarget(name: "TallyCalcTests", dependencies: ["TallyCalc", "TallyMoney", "TallyProtocol", "TallyTesting"]),

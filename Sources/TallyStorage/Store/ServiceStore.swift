@@ -21,6 +21,7 @@ public final class ServiceStore: Sendable {
     public let service: String
     public let engine: any StorageEngine
     public let sink: (any EventSink)?
+    let commits = GroupCommit()
 
     /// Opens the store and brings its schema up to date: the outbox and idempotency tables every
     /// store has, then the service's own `migrations`.
@@ -39,13 +40,16 @@ public final class ServiceStore: Sendable {
     /// Runs a change: `body`'s SQL, the events it records and (with a key) its result, in one
     /// transaction. With an `idempotency_key` seen before, returns the stored result without
     /// running `body`.
+    ///
+    /// Changes made at once by several threads of the process share a transaction (group commit,
+    /// each in its own savepoint; see `GroupCommit`); each returns only after the commit holding it.
     public func change<Result: Encodable & Sendable>(
         _ request: ChangeRequest, _ body: (inout Change) throws -> Result
     ) throws -> StoredResult {
         let fingerprint = request.key == nil ? "" : Self.fingerprint(request.fingerprint)
-        let (result, events) = try engine.write { session -> (StoredResult, [CloudEvent]) in
+        return try commits.run(on: engine) { session in
             if let key = request.key, let stored = try IdempotencyKeys.stored(key, scope: request.scope, fingerprint: fingerprint, session) {
-                return (StoredResult(stored), [])
+                return (StoredResult(stored), nil)
             }
             var change = Change(session: session, now: Timestamp.now())
             let result = try body(&change)
@@ -55,10 +59,9 @@ public final class ServiceStore: Sendable {
                     key, scope: request.scope, fingerprint: fingerprint, result: try JSONEncoder.tally.encode(result), now: change.now,
                     session)
             }
-            return (StoredResult(result), events)
+            guard let sink, !events.isEmpty else { return (StoredResult(result), nil) }
+            return (StoredResult(result), { sink.publish(events) })
         }
-        if !events.isEmpty { sink?.publish(events) }
-        return result
     }
 
     /// The service's events after `sequence`, oldest first, at most `limit`: `<service>.events`.

@@ -1,0 +1,160 @@
+import Foundation
+import Synchronization
+
+/// Runs the concurrent changes of one process in shared transactions: group commit.
+///
+/// Why: a transaction costs a lock of the database, a commit and (with a stricter `synchronous`
+/// setting) a flush to disk, whatever it holds. When several worker threads of a process change
+/// the same service at once, the first to arrive becomes the leader: it takes every change waiting
+/// (its own and those that queued behind it, up to `largestBatch`), runs them in ONE write
+/// transaction, each in a savepoint of its own, and commits once. A change that fails rolls back
+/// alone and never takes its neighbours with it; every change's caller is answered only after the
+/// commit that holds it (or with the commit's error, if the commit fails). Right after a commit
+/// the leader runs each change's after-commit action in batch order (publishing its events, in
+/// sequence order), then hands leadership to the next waiting thread, so no caller waits for
+/// batches after its own.
+///
+/// With one change at a time this is one transaction per change, as before.
+final class GroupCommit: Sendable {
+    /// Changes per transaction: bounds how long the first of a batch waits for the last.
+    let largestBatch: Int
+    private let state = Mutex(State())
+
+    private struct State {
+        var waiting: [Ticket] = []
+        var leading = false
+    }
+
+    init(largestBatch: Int = 64) {
+        self.largestBatch = largestBatch
+    }
+
+    /// Changes queued behind the batch being committed (for tests that hold a batch open).
+    var waitingCount: Int { state.withLock { $0.waiting.count } }
+
+    /// Transactions committed (or attempted) so far: with `changes`, the mean batch size.
+    let transactions = Atomic(0)
+    let changes = Atomic(0)
+
+    /// Runs `work` in a savepoint of a write transaction shared with other threads' changes, and
+    /// returns its value once that transaction has committed; its `afterCommit` action runs right
+    /// after the commit, in batch order. `work` must not itself call `run` (it would wait for a
+    /// batch that waits for it).
+    func run<T>(
+        on engine: any StorageEngine, _ work: (any SQLSession) throws -> (value: T, afterCommit: (@Sendable () -> Void)?)
+    ) throws -> T {
+        try withoutActuallyEscaping(work) { work in
+            var result: Result<T, any Error>?
+            let ticket = Ticket()
+            ticket.work = { [unowned ticket] session in
+                do {
+                    let (value, afterCommit) = try work(session)
+                    result = .success(value)
+                    ticket.afterCommit = afterCommit
+                } catch {
+                    result = .failure(error)
+                    throw error  // so its savepoint rolls back
+                }
+            }
+            let lead = state.withLock { state -> Bool in
+                state.waiting.append(ticket)
+                defer { state.leading = true }
+                return !state.leading
+            }
+            if lead { leadBatches(on: engine, until: ticket) }
+            // Until its ticket is done, this thread may be asked to lead the next batch.
+            while case .lead = ticket.wait() { leadBatches(on: engine, until: ticket) }
+            if let failure = ticket.commitFailure { throw failure }
+            // Set by the leader before it signalled the ticket done.
+            return try result!.get()
+        }
+    }
+
+    /// Commits batches until `own` is done, then passes leadership to the next waiting ticket (or
+    /// gives it up when none waits).
+    private func leadBatches(on engine: any StorageEngine, until own: Ticket) {
+        while !own.isDone {
+            let batch = state.withLock { state -> [Ticket] in
+                let batch = Array(state.waiting.prefix(largestBatch))
+                state.waiting.removeFirst(batch.count)
+                return batch
+            }
+            commit(batch, on: engine)
+        }
+        let next = state.withLock { state -> Ticket? in
+            guard let next = state.waiting.first else {
+                state.leading = false
+                return nil
+            }
+            return next
+        }
+        next?.signal(.lead)
+    }
+
+    private func commit(_ batch: [Ticket], on engine: any StorageEngine) {
+        transactions.add(1, ordering: .relaxed)
+        changes.add(batch.count, ordering: .relaxed)
+        do {
+            try engine.write { session in
+                for ticket in batch {
+                    // A change that throws rolls back to its savepoint; its error is its result.
+                    _ = try? session.savepoint { try ticket.perform(session) }
+                }
+            }
+            for ticket in batch { ticket.afterCommit?() }
+        } catch {
+            for ticket in batch { ticket.commitFailure = error }
+        }
+        for ticket in batch { ticket.finish() }
+    }
+}
+
+/// One change waiting for, or inside, a batch. Its `work` is only run while the thread that
+/// submitted it waits for it, and is dropped before that thread is woken, so it never outlives
+/// the closure it wraps (`withoutActuallyEscaping` checks this).
+private final class Ticket: @unchecked Sendable {
+    enum Signal { case done, lead }
+
+    /// The change; set once, before the ticket is queued.
+    var work: ((any SQLSession) throws -> Void)?
+    /// Set by `work` when the change succeeded: what to do once it has committed.
+    var afterCommit: (@Sendable () -> Void)?
+    private let semaphore = DispatchSemaphore(value: 0)
+    private let signalled = Mutex<Signal?>(nil)
+    /// The commit's error, when the transaction holding this change could not commit.
+    var commitFailure: (any Error)?
+    private(set) var isDone = false
+
+    /// Runs the change (on the leader's thread, inside its savepoint). Its own outcome is recorded
+    /// by `work`; a throw here rolls the savepoint back.
+    func perform(_ session: any SQLSession) throws {
+        var failed: (any Error)?
+        do { try work?(session) } catch { failed = error }
+        work = nil
+        if let failed { throw failed }
+    }
+
+    /// The batch holding this change has committed (or failed to).
+    func finish() {
+        work = nil
+        afterCommit = nil
+        isDone = true
+        signal(.done)
+    }
+
+    func signal(_ signal: Signal) {
+        signalled.withLock { $0 = signal }
+        semaphore.signal()
+    }
+
+    /// Blocks until the ticket is done or its thread is asked to lead. Each signal is waited for
+    /// exactly once: a ticket is asked to lead only while it waits in the queue, before any batch
+    /// holds it, so the two never overlap.
+    func wait() -> Signal {
+        semaphore.wait()
+        return signalled.withLock { signal in
+            defer { signal = nil }
+            return signal ?? .done
+        }
+    }
+}

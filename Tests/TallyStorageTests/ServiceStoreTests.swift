@@ -1,0 +1,161 @@
+import Foundation
+import Synchronization
+import TallyProtocol
+@testable import TallyStorage
+import TallyTesting
+import Testing
+
+/// The one stateful-service type: a change, its events and its stored result in one transaction,
+/// on a real SQLite file.
+@Suite struct ServiceStoreTests {
+    /// Collects what the store hands over after commit.
+    final class Collector: EventSink, @unchecked Sendable {
+        private let lock = NSLock()
+        private var events: [CloudEvent] = []
+        func publish(_ events: [CloudEvent]) { lock.withLock { self.events += events } }
+        var published: [CloudEvent] { lock.withLock { events } }
+    }
+
+    struct Posted: DomainEvent {
+        let amount: String
+        var type: String { "ledger.posted" }
+        var subject: String? { "ann" }
+    }
+
+    static let ledger = Migration("ledger-v1") { session in
+        try session.create(TableSchema("entry", columns: [ColumnSchema("id", .identity), ColumnSchema("amount", .money)]))
+    }
+
+    private let directory = TemporaryDirectory(prefix: "tally-store")
+
+    private func store(sink: Collector? = nil, migrations: [Migration] = [Self.ledger]) throws -> ServiceStore {
+        try ServiceStore(service: "ledger", engine: try SQLiteEngine(directory: directory.path, name: "ledger"), migrations: migrations, sink: sink)
+    }
+
+    private func request(_ amount: String, key: String? = nil) -> ChangeRequest {
+        ChangeRequest(command: "ledger.post", key: key, scope: "ledger.post:ann", fingerprint: ["amount": .string(amount)])
+    }
+
+    /// Posts `amount` (in cents) and records its event.
+    @discardableResult
+    private func post(_ store: ServiceStore, _ amount: Int128, key: String? = nil) throws -> JSONValue {
+        let result = try store.change(request(String(amount), key: key)) { change in
+            let id = try change.session.fetchValue("INSERT INTO entry (amount) VALUES (\(amount)) RETURNING id", as: Int64.self)
+            change.record(Posted(amount: String(amount)))
+            return ["id": JSONValue.integer(id ?? 0)] as JSONValue
+        }
+        return try JSONDecoder().decode(JSONValue.self, from: JSONEncoder.tally.encode(result))
+    }
+
+    @Test func eventsCommitWithTheirChangeAreNumberedWithoutGapsAndPublishedAfter() throws {
+        let sink = Collector()
+        let store = try store(sink: sink)
+        for amount: Int128 in [100, 200, 300] { try post(store, amount) }
+        let stored = try store.events(after: 0, limit: 10)
+        #expect(stored.map(\.sequence) == [1, 2, 3])
+        #expect(stored.map(\.data) == [["amount": "100"], ["amount": "200"], ["amount": "300"]])
+        #expect(stored.allSatisfy { $0.source == "tally/ledger" && $0.type == "ledger.posted" && $0.subject == "ann" })
+        #expect(sink.published == stored, "each event reaches the sink once, after its commit")
+        #expect(try store.events(after: 2, limit: 10).map(\.sequence) == [3])
+        #expect(try store.lastEventSequence() == 3)
+    }
+
+    @Test func aFailedChangeLeavesNothingAndItsNumbersAreReused() throws {
+        let sink = Collector()
+        let store = try store(sink: sink)
+        #expect(throws: TallyError.self) {
+            try store.change(request("1")) { change -> JSONValue in
+                try change.session.execute("INSERT INTO entry (amount) VALUES (\(Int128(1)))")
+                change.record(Posted(amount: "1"))
+                throw TallyError.invalidArgument("changed my mind")
+            }
+        }
+        #expect(try store.read { try $0.fetchValue("SELECT COUNT(*) FROM entry", as: Int.self) } == 0)
+        #expect(sink.published.isEmpty)
+        try post(store, 2)
+        #expect(try store.events(after: 0, limit: 10).map(\.sequence) == [1], "no gap where the failed change was")
+    }
+
+    @Test func aKeyedRetryGetsTheStoredResultAndAReusedKeyIsRefused() throws {
+        let sink = Collector()
+        let store = try store(sink: sink)
+        let first = try post(store, 500, key: "k-1")
+        #expect(try post(store, 500, key: "k-1") == first)
+        #expect(try store.read { try $0.fetchValue("SELECT COUNT(*) FROM entry", as: Int.self) } == 1)
+        #expect(sink.published.count == 1, "a retry records no event")
+        #expect(throws: TallyError(.failedPrecondition, "idempotency_key 'k-1' was already used for a different ledger.post request; use a new key for a new request", field: "idempotency_key")) {
+            try post(store, 600, key: "k-1")
+        }
+    }
+
+    @Test func moneyPast64BitsIsStoredExactly() throws {
+        let store = try store()
+        let huge = Int128(Int64.max) * 1000 + 7
+        try post(store, huge)
+        try post(store, -huge)
+        #expect(try store.read { try $0.fetchValues("SELECT amount FROM entry ORDER BY id", as: Int128.self) } == [huge, -huge])
+    }
+
+    @Test func aDatabaseFromANewerReleaseIsRefused() throws {
+        _ = try store(migrations: [Self.ledger, Migration("ledger-v2") { _ in }])
+        #expect {
+            try store(migrations: [Self.ledger])
+        } throws: { error in
+            let error = error as? TallyError
+            return error?.code == .failedPrecondition && error?.message.contains("(ledger-v2): it was written by a newer release") == true
+        }
+    }
+
+    @Test func migrationsRunOnceAcrossReopening() throws {
+        let counter = Mutex(0)
+        let counting = Migration("ledger-count") { _ in counter.withLock { $0 += 1 } }
+        _ = try store(migrations: [Self.ledger, counting])
+        _ = try store(migrations: [Self.ledger, counting])
+        #expect(counter.withLock { $0 } == 1)
+    }
+
+    /// Sixteen threads change at once while the first change holds its transaction open: the
+    /// fifteen queued behind it commit together in one more transaction, each in its own
+    /// savepoint, so the one that fails takes none of its neighbours with it.
+    @Test func concurrentChangesShareATransactionAndAFailureRollsBackAlone() async throws {
+        let sink = Collector()
+        let store = try store(sink: sink)
+        let release = DispatchSemaphore(value: 0)
+        let firstIsInside = Mutex(false)
+        let outcomes = Mutex<[Int: Bool]>([:])
+        let threads = (0..<16).map { index in
+            Thread {
+                do {
+                    _ = try store.change(self.request("\(index)", key: "k-\(index)")) { change -> Int in
+                        if index == 0 {
+                            firstIsInside.withLock { $0 = true }
+                            release.wait()
+                        }
+                        try change.session.execute("INSERT INTO entry (amount) VALUES (\(Int128(index)))")
+                        change.record(Posted(amount: "\(index)"))
+                        if index == 7 { throw TallyError.invalidArgument("seven fails") }
+                        return index
+                    }
+                    outcomes.withLock { $0[index] = true }
+                } catch {
+                    outcomes.withLock { $0[index] = false }
+                }
+            }
+        }
+        threads[0].start()
+        try await waitUntil("the first change is inside its transaction") { firstIsInside.withLock { $0 } }
+        for thread in threads.dropFirst() { thread.start() }
+        try await waitUntil("fifteen changes wait behind the first") { store.commits.waitingCount == 15 }
+        release.signal()
+        try await waitUntil("every change is answered") { outcomes.withLock { $0.count } == 16 }
+        #expect(outcomes.withLock { $0.filter { !$0.value }.map(\.key) } == [7])
+        #expect(store.commits.transactions.load(ordering: .relaxed) == 2, "the first change, then the fifteen behind it together")
+        // (Sorted here: SQLite holds money as text, so ORDER BY would sort it as text.)
+        let amounts = try store.read { try $0.fetchValues("SELECT amount FROM entry", as: Int128.self) }.sorted()
+        #expect(amounts == (0..<16).filter { $0 != 7 }.map { Int128($0) })
+        let events = try store.events(after: 0, limit: 100)
+        #expect(events.map(\.sequence) == Array(1...15), "gap-free even across the rolled-back savepoint")
+        #expect(sink.published == events)
+        #expect(try store.read { try $0.fetchValue("SELECT COUNT(*) FROM idempotency_key", as: Int.self) } == 15)
+    }
+}
