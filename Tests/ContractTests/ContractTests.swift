@@ -71,6 +71,42 @@ import Testing
         }
     }
 
+    /// Section 5.3's table is the catalog: the same commands, each with the kind and access its
+    /// service registered it with.
+    @Test func theDocumentsCatalogTableIsTheCatalog() throws {
+        let document = try Repository.text(of: Repository.protocolDocument)
+        let lines = document.split(separator: "\n", omittingEmptySubsequences: false)
+        guard let start = lines.firstIndex(of: "<!-- command-catalog -->") else {
+            Issue.record("docs/protocol.md has no <!-- command-catalog --> table")
+            return
+        }
+        var documented: [String: String] = [:]
+        for line in lines[(start + 1)...].prefix(while: { $0.hasPrefix("|") }).dropFirst(2) {
+            let cells = line.split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces) }
+            guard cells.count == 3 else {
+                Issue.record("catalog table row \(line) does not have three cells")
+                continue
+            }
+            documented[cells[0].trimmingCharacters(in: CharacterSet(charactersIn: "`"))] = "\(cells[1]) | \(cells[2])"
+        }
+        var registered: [String: String] = [:]
+        for command in ServiceCatalog.commands.commands {
+            let access: String =
+                switch command.access {
+                case .open: "open"
+                case .user: "user"
+                case .role(let role): "role `\(role)`"
+                }
+            registered[command.name] = "\(command.kind.rawValue) | \(access)"
+        }
+        for (name, entry) in registered.sorted(by: { $0.key < $1.key }) where documented[name] != entry {
+            Issue.record("docs/protocol.md's catalog table says \(name) is \(documented[name] ?? "absent"); the catalog says \(entry)")
+        }
+        for name in documented.keys.sorted() where registered[name] == nil {
+            Issue.record("docs/protocol.md's catalog table lists \(name), which no service registers")
+        }
+    }
+
     @Test func theDocumentListsEveryErrorCode() throws {
         let document = try Repository.text(of: Repository.protocolDocument)
         for code in ErrorCode.allCases {
