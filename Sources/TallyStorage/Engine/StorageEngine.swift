@@ -14,7 +14,9 @@ public protocol StorageEngine: Sendable {
     func read<T>(_ body: (any SQLSession) throws -> T) throws -> T
 
     /// Runs `body` in one write transaction, committed when it returns and rolled back when it
-    /// throws. Writers of one database (in any process) are serialized.
+    /// throws. Writers of one database (in any process) are serialized: an engine that detects a
+    /// conflict with a concurrent writer (PostgreSQL's serialization failures) runs `body` again in
+    /// a new transaction, so `body` must do nothing but database work.
     func write<T>(_ body: (any SQLSession) throws -> T) throws -> T
 
     /// Brings the schema up to date under a lock that every process on the database respects, so

@@ -126,12 +126,11 @@ private final class Ticket: @unchecked Sendable {
     private(set) var isDone = false
 
     /// Runs the change (on the leader's thread, inside its savepoint). Its own outcome is recorded
-    /// by `work`; a throw here rolls the savepoint back.
+    /// by `work`; a throw here rolls the savepoint back. May run more than once, when the engine
+    /// retries the whole transaction (see `StorageEngine.write`).
     func perform(_ session: any SQLSession) throws {
-        var failed: (any Error)?
-        do { try work?(session) } catch { failed = error }
-        work = nil
-        if let failed { throw failed }
+        afterCommit = nil
+        try work?(session)
     }
 
     /// The batch holding this change has committed (or failed to).
