@@ -31,9 +31,9 @@ import Testing
         let list = try harness.list("Saturday")
         try harness.buy(list, try harness.item(list, "Milk"), price: "1.19")
         #expect(throws: (any Error).self, "the column's check refuses it, even behind the service's back") {
-            try harness.execute("UPDATE shopping_item SET unit_price_minor = \(Int128(-1))")
+            try harness.execute("UPDATE shopping_item SET unit_price_minor = \(-1 as Int128)")
         }
-        try harness.execute("UPDATE shopping_item SET unit_price_minor = \(Int128(0))")
+        try harness.execute("UPDATE shopping_item SET unit_price_minor = \(0 as Int128)")
         #expect(try harness.get(list, includePurchased: true)["total"] == "0.00")
     }
 
