@@ -60,11 +60,8 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ]),
         // The shopping service: templates and shopping lists, prices, totals, shopping memory,
-        // price comparison and auto-removal, stored in shopping.sqlite with its event log.
-        .target(name: "TallyShopping", dependencies: [
-            "TallyProtocol", "TallyMoney", "TallyStorage", "TallyWorker",
-            .product(name: "GRDB", package: "GRDB.swift"),
-        ]),
+        // price comparison and auto-removal, stored in shopping.sqlite with its domain events.
+        .target(name: "TallyShopping", dependencies: ["TallyProtocol", "TallyMoney", "TallyStorage", "TallyWorker"]),
         // The gateway: a Majordomo broker with a JSON front door.
         .target(name: "TallyGateway", dependencies: [
             "ZeroMQ", "TallyProtocol", "TallyLifecycle",
@@ -124,7 +121,6 @@ let package = Package(
         ]),
         .testTarget(name: "TallyShoppingTests", dependencies: [
             "TallyShopping", "TallyMoney", "TallyProtocol", "TallyStorage", "TallyTesting",
-            .product(name: "GRDB", package: "GRDB.swift"),
         ]),
         .testTarget(name: "TallyNotifierTests", dependencies: [
             "TallyNotifier", "TallyProtocol", "TallyStorage", "TallyTesting",

@@ -39,7 +39,9 @@ public enum ServiceCatalog {
             AccountsService(store: try AccountStore(
                 engine: try SQLiteEngine(directory: dataDirectory, name: "accounts"), eventSink: options.eventSink))
         case "currency": try CurrencyService(dataDirectory: dataDirectory, chunkDelay: options.currencyLoadDelay)
-        case "shopping": try ShoppingService(dataDirectory: dataDirectory, eventSink: options.eventSink)
+        case "shopping":
+            ShoppingService(store: try ShoppingStore(
+                engine: try SQLiteEngine(directory: dataDirectory, name: "shopping"), eventSink: options.eventSink))
         case "alerts": try AlertsService(dataDirectory: dataDirectory)
         default: nil
         }

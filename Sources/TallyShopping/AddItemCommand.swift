@@ -10,19 +10,16 @@ enum AddItemCommand {
         let name = try TextField.required(args, "name", longest: ItemName.longest, what: "an item name such as \"Milk\"")
         let unit = try TextField.read(args, "unit", longest: Unit.longest, what: "a unit such as \"kg\", or leave it out")
         let planned = try Fields.quantity(args, "planned_quantity") ?? 1
-        return try store.mutate(args, context, owner: owner) { db in
-            var list = try ListRecord.find(db, owner: owner, id: listID)
-            try ItemRecord.checkRoom(db, in: list)
-            let now = Timestamp.now()
-            var item = ItemRecord(
-                id: nil, listID: listID, name: name, nameKey: ItemName.key(name), unit: unit,
-                plannedQuantity: Int64(planned), purchasedQuantity: 0, purchased: false, unitPrice: nil,
-                purchasedAt: nil, createdAt: now, updatedAt: now)
-            try item.insert(db)
-            try list.touch(db, at: now)
+        return try store.change(args, context, owner: owner) { change in
+            let session = change.session
+            var list = try ListRecord.find(session, owner: owner, id: listID)
+            try ItemRecord.checkRoom(session, in: list)
+            let item = try ItemRecord.insert(
+                session, listID: listID, name: name, nameKey: ItemName.key(name), unit: unit, plannedQuantity: planned, at: change.now)
+            try list.touch(session, at: change.now)
             let target = ItemTarget(list: list, item: item, currency: try list.storedCurrency())
-            try store.record(db, .itemAdded(target.event()), subject: list.subject)
-            return try target.result(db)
+            change.record(ShoppingEvent.itemAdded(target.event()))
+            return try target.result(session)
         }
     }
 }

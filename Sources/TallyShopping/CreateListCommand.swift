@@ -1,4 +1,3 @@
-import GRDB
 import TallyMoney
 import TallyProtocol
 import TallyStorage
@@ -18,11 +17,11 @@ enum CreateListCommand {
         // Without a currency, a copy keeps its template's; otherwise the locale's region picks it.
         let givenCurrency = args.has("currency") || fromTemplate == nil ? try args.currency(locale: context.locale) : nil
 
-        return try store.mutate(args, context, owner: owner) { db in
-            let now = Timestamp.now()
+        return try store.change(args, context, owner: owner) { change in
+            let session = change.session
             var template: ListRecord?
             if let fromTemplate {
-                let found = try ListRecord.find(db, owner: owner, id: fromTemplate, field: "args.from_template")
+                let found = try ListRecord.find(session, owner: owner, id: fromTemplate, field: "args.from_template")
                 guard found.kind == .template else {
                     throw TallyError.invalidArgument(
                         "list \(fromTemplate) is a shopping list, not a template; from_template takes the id of one of the owner's templates",
@@ -31,41 +30,28 @@ enum CreateListCommand {
                 template = found
             }
             let currency = try givenCurrency ?? template!.storedCurrency()
-            var list = ListRecord(
-                id: nil, owner: owner, kind: kind, name: name, currency: currency.code, fromTemplate: fromTemplate,
-                openedAt: nil, createdAt: now, updatedAt: now)
             // The previous shopping list, before this one exists.
-            let remembers = kind == .shopping ? try Preferences.of(db, owner: owner).shoppingMemory : false
-            let previous = remembers
-                ? try ListRecord.filter(ListRecord.Columns.owner == owner && ListRecord.Columns.kind == ListKind.shopping.rawValue)
-                    .order(ListRecord.Columns.id.desc).fetchOne(db)
-                : nil
-            try list.insert(db)
-            let listID = list.id!
+            let remembers = kind == .shopping ? try Preferences.of(session, owner: owner).shoppingMemory : false
+            let previous = remembers ? try ListRecord.newest(session, owner: owner, kind: .shopping) : nil
+            let list = try ListRecord.insert(
+                session, owner: owner, kind: kind, name: name, currency: currency.code, fromTemplate: fromTemplate, at: change.now)
 
             var items: [ItemRecord] = []
-            for source in try template?.items(db) ?? [] {
-                var item = ItemRecord(
-                    id: nil, listID: listID, name: source.name, nameKey: source.nameKey, unit: source.unit,
-                    plannedQuantity: source.plannedQuantity, purchasedQuantity: 0, purchased: false, unitPrice: nil,
-                    purchasedAt: nil, createdAt: now, updatedAt: now)
-                try item.insert(db)
-                items.append(item)
+            for source in try template?.items(session) ?? [] {
+                items.append(try ItemRecord.insert(
+                    session, listID: list.id, name: source.name, nameKey: source.nameKey, unit: source.unit,
+                    plannedQuantity: source.plannedQuantity, at: change.now))
             }
             var carried: CarriedOver?
             if let previous {
-                carried = try ShoppingMemory.carry(db, from: previous, into: listID, items: &items, at: now)
+                carried = try ShoppingMemory.carry(session, from: previous, into: list.id, items: &items, at: change.now)
             }
-            try store.record(
-                db,
-                .listCreated(.init(
-                    owner: owner, listID: listID, kind: kind, name: name, currency: currency.code,
-                    fromTemplate: fromTemplate, itemCount: items.count)),
-                subject: list.subject)
+            change.record(ShoppingEvent.listCreated(.init(
+                owner: owner, listID: list.id, kind: kind, name: name, currency: currency.code,
+                fromTemplate: fromTemplate, itemCount: items.count)))
             if let carried {
-                try store.record(
-                    db, .itemsCarriedOver(.init(owner: owner, listID: listID, fromListID: carried.fromListID, items: carried.items)),
-                    subject: list.subject)
+                change.record(ShoppingEvent.itemsCarriedOver(.init(
+                    owner: owner, listID: list.id, fromListID: carried.fromListID, items: carried.items)))
             }
             return ListDetail(
                 summary: try ListSummary(list, items: items), items: items.map { $0.result(currency) }, hiddenItems: 0,

@@ -9,11 +9,11 @@ enum DeleteListCommand {
         try args.allowOnly(["owner", "list_id"])
         let owner = try Owner.read(args)
         let id = try Fields.id(args, "list_id", of: "lists")
-        return try store.mutate(args, context, owner: owner) { db in
-            let list = try ListRecord.find(db, owner: owner, id: id)
-            let summary = try ListSummary.of(db, list)
-            _ = try list.delete(db)
-            try store.record(db, .listDeleted(.init(owner: owner, listID: id, kind: list.kind, name: list.name)), subject: list.subject)
+        return try store.change(args, context, owner: owner) { change in
+            let list = try ListRecord.find(change.session, owner: owner, id: id)
+            let summary = try ListSummary.of(change.session, list)
+            try list.delete(change.session)
+            change.record(ShoppingEvent.listDeleted(.init(owner: owner, listID: id, kind: list.kind, name: list.name)))
             return summary
         }
     }

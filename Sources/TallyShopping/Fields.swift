@@ -97,7 +97,7 @@ enum ShoppingErrors {
     static func notOnTemplates(_ list: ListRecord, command: String) -> TallyError {
         TallyError(
             .failedPrecondition,
-            "list \(list.id ?? 0) is a template: templates hold what to buy, not purchases; \(command) works on shopping lists",
+            "list \(list.id) is a template: templates hold what to buy, not purchases; \(command) works on shopping lists",
             field: "args.list_id")
     }
 

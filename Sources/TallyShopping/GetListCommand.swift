@@ -1,4 +1,3 @@
-import GRDB
 import TallyProtocol
 import TallyStorage
 
@@ -18,12 +17,13 @@ enum GetListCommand {
         let owner = try Owner.read(args)
         let id = try Fields.id(args, "list_id", of: "lists")
         let includePurchased = try args.optionalBool("include_purchased") ?? false
-        return try store.database.write { db in
-            var list = try ListRecord.find(db, owner: owner, id: id)
-            let hide = includePurchased ? false : try Preferences.of(db, owner: owner).autoRemovePurchased
+        // Straight through the engine, not `ServiceStore.change`: no event, no idempotency key.
+        return try store.store.engine.write { session in
+            var list = try ListRecord.find(session, owner: owner, id: id)
+            let hide = includePurchased ? false : try Preferences.of(session, owner: owner).autoRemovePurchased
             list.openedAt = Timestamp.now()
-            try db.execute(sql: "UPDATE shopping_list SET opened_at_ms = ? WHERE id = ?", arguments: [list.openedAt, id])
-            let items = try list.items(db)
+            try session.execute("UPDATE shopping_list SET opened_at_ms = \(timestamp: list.openedAt) WHERE id = \(id)")
+            let items = try list.items(session)
             let currency = try list.storedCurrency()
             let shown = hide ? items.filter { !$0.purchased } : items
             return ListDetail(

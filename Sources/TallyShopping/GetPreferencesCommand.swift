@@ -5,6 +5,6 @@ enum GetPreferencesCommand {
     static func run(_ args: Arguments, _ context: RequestContext, _ store: ShoppingStore) throws -> PreferencesResult {
         try args.allowOnly(["owner"])
         let owner = try Owner.read(args)
-        return try store.database.read { db in try Preferences.of(db, owner: owner).result }
+        return try store.store.read { session in try Preferences.of(session, owner: owner).result }
     }
 }

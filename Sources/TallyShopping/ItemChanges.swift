@@ -1,6 +1,6 @@
-import GRDB
 import TallyMoney
 import TallyProtocol
+import TallyStorage
 
 /// What every item command does around its change: find the owner's list and item, and after
 /// the change check the total, mark the list changed and answer with the item and its list.
@@ -9,9 +9,9 @@ struct ItemTarget {
     var item: ItemRecord
     let currency: Currency
 
-    static func find(_ db: Database, owner: String, listID: Int64, itemID: Int64) throws -> ItemTarget {
-        let list = try ListRecord.find(db, owner: owner, id: listID)
-        return ItemTarget(list: list, item: try ItemRecord.find(db, list: list, id: itemID), currency: try list.storedCurrency())
+    static func find(_ session: any SQLSession, owner: String, listID: Int64, itemID: Int64) throws -> ItemTarget {
+        let list = try ListRecord.find(session, owner: owner, id: listID)
+        return ItemTarget(list: list, item: try ItemRecord.find(session, list: list, id: itemID), currency: try list.storedCurrency())
     }
 
     static func ids(_ args: Arguments) throws(TallyError) -> (list: Int64, item: Int64) {
@@ -20,20 +20,20 @@ struct ItemTarget {
 
     /// Stores the item when it changed (with the list's `updated_at`), checking that the list's
     /// total still fits; `field` is the arg blamed when it would not.
-    mutating func save(_ db: Database, original: ItemRecord, at now: Int64, field: String) throws {
+    mutating func save(_ session: any SQLSession, original: ItemRecord, at now: Int64, field: String) throws {
         guard item != original else { return }
         item.updatedAt = now
-        try item.update(db)
-        _ = try ListTotal.checked(try list.items(db), in: currency, field: field)
-        try list.touch(db, at: now)
+        try item.update(session)
+        _ = try ListTotal.checked(try list.items(session), in: currency, field: field)
+        try list.touch(session, at: now)
     }
 
-    func result(_ db: Database, comparison: Comparison? = nil) throws -> ItemChange {
-        ItemChange(item: item.result(currency), list: try ListSummary.of(db, list), comparison: comparison)
+    func result(_ session: any SQLSession, comparison: Comparison? = nil) throws -> ItemChange {
+        ItemChange(item: item.result(currency), list: try ListSummary.of(session, list), comparison: comparison)
     }
 
     func event(changed: [String]? = nil) -> ShoppingEvent.ItemEvent {
-        .init(owner: list.owner, listID: list.id ?? 0, currency: list.currency, item: item.result(currency), changed: changed)
+        .init(owner: list.owner, listID: list.id, currency: list.currency, item: item.result(currency), changed: changed)
     }
 
     func refuseTemplate(_ command: String) throws {

@@ -1,4 +1,3 @@
-import GRDB
 import TallyProtocol
 
 /// `shopping.lists`: the owner's lists (optionally only templates or only shopping lists) in the
@@ -15,15 +14,13 @@ enum ListsCommand {
         let after = try args.optionalString("cursor").map { cursor throws(TallyError) in
             try listCursor.afterID(cursor, field: args.field("cursor"))
         } ?? 0
-        return try store.database.read { db in
-            var request = ListRecord.filter(ListRecord.Columns.owner == owner && ListRecord.Columns.id > after)
-            if let kind { request = request.filter(ListRecord.Columns.kind == kind.rawValue) }
-            let rows = try request.order(ListRecord.Columns.id).limit(limit + 1).fetchAll(db)
+        return try store.store.read { session in
+            let rows = try ListRecord.page(session, owner: owner, kind: kind, after: after, limit: limit + 1)
             let page = Array(rows.prefix(limit))
-            let items = Dictionary(grouping: try ItemRecord.filter(page.compactMap(\.id).contains(ItemRecord.Columns.listID)).fetchAll(db), by: \.listID)
+            let items = Dictionary(grouping: try ItemRecord.all(session, inLists: page.map(\.id)), by: \.listID)
             return ListPage(
-                lists: try page.map { try ListSummary($0, items: items[$0.id ?? 0] ?? []) },
-                nextCursor: rows.count > limit ? page.last?.id.map(listCursor.make) : nil)
+                lists: try page.map { try ListSummary($0, items: items[$0.id] ?? []) },
+                nextCursor: rows.count > limit ? page.last.map { listCursor.make(afterID: $0.id) } : nil)
         }
     }
 }

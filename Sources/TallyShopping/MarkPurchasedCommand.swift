@@ -13,26 +13,25 @@ enum MarkPurchasedCommand {
         let ids = try ItemTarget.ids(args)
         let quantity = try Fields.quantity(args, "purchased_quantity")
         let hasPrice = args.has("unit_price")
-        return try store.mutate(args, context, owner: owner) { db in
-            var target = try ItemTarget.find(db, owner: owner, listID: ids.list, itemID: ids.item)
+        return try store.change(args, context, owner: owner) { change in
+            var target = try ItemTarget.find(change.session, owner: owner, listID: ids.list, itemID: ids.item)
             try target.refuseTemplate("shopping.mark_purchased")
             let original = target.item
-            let now = Timestamp.now()
-            if hasPrice { target.item.unitPrice = try Int64(args.amount("unit_price", in: target.currency)) }
-            target.item.purchasedQuantity = quantity.map(Int64.init) ?? (original.purchased ? original.purchasedQuantity : original.plannedQuantity)
+            if hasPrice { target.item.unitPrice = try args.amount("unit_price", in: target.currency) }
+            target.item.purchasedQuantity = quantity ?? (original.purchased ? original.purchasedQuantity : original.plannedQuantity)
             if !original.purchased {
                 target.item.purchased = true
-                target.item.purchasedAt = now
+                target.item.purchasedAt = change.now
             }
-            try target.save(db, original: original, at: now, field: hasPrice ? "args.unit_price" : "args.purchased_quantity")
+            try target.save(change.session, original: original, at: change.now, field: hasPrice ? "args.unit_price" : "args.purchased_quantity")
             if !original.purchased {
-                try store.record(db, .itemPurchased(target.event()), subject: target.list.subject)
+                change.record(ShoppingEvent.itemPurchased(target.event()))
             } else if target.item != original {
-                try store.record(db, .itemUpdated(target.event(changed: ItemDiff.fields(original, target.item))), subject: target.list.subject)
+                change.record(ShoppingEvent.itemUpdated(target.event(changed: ItemDiff.fields(original, target.item))))
             }
             let priceIsNew = !original.purchased || original.unitPrice != target.item.unitPrice
-            let comparison = try PriceComparison.run(db, target, priceIsNew: priceIsNew, store: store)
-            return try target.result(db, comparison: comparison)
+            let comparison = try PriceComparison.run(&change, target, priceIsNew: priceIsNew)
+            return try target.result(change.session, comparison: comparison)
         }
     }
 }

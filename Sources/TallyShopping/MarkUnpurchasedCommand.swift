@@ -9,18 +9,18 @@ enum MarkUnpurchasedCommand {
         try args.allowOnly(["owner", "list_id", "item_id"])
         let owner = try Owner.read(args)
         let ids = try ItemTarget.ids(args)
-        return try store.mutate(args, context, owner: owner) { db in
-            var target = try ItemTarget.find(db, owner: owner, listID: ids.list, itemID: ids.item)
+        return try store.change(args, context, owner: owner) { change in
+            var target = try ItemTarget.find(change.session, owner: owner, listID: ids.list, itemID: ids.item)
             try target.refuseTemplate("shopping.mark_unpurchased")
             let original = target.item
             target.item.purchased = false
             target.item.purchasedQuantity = 0
             target.item.purchasedAt = nil
-            try target.save(db, original: original, at: Timestamp.now(), field: "args.item_id")
+            try target.save(change.session, original: original, at: change.now, field: "args.item_id")
             if original.purchased {
-                try store.record(db, .itemUnpurchased(target.event()), subject: target.list.subject)
+                change.record(ShoppingEvent.itemUnpurchased(target.event()))
             }
-            return try target.result(db)
+            return try target.result(change.session)
         }
     }
 }

@@ -1,4 +1,3 @@
-import GRDB
 import TallyMoney
 import TallyProtocol
 import TallyStorage
@@ -17,29 +16,25 @@ enum PriceHistoryCommand {
         let name = try TextField.required(args, "name", longest: ItemName.longest, what: "an item name such as \"Milk\"")
         let currency = args.has("currency") ? try args.currency(locale: context.locale) : nil
         let limit = try args.optionalInteger("limit", in: 1...largestLimit) ?? defaultLimit
-        return try store.database.read { db in
-            var sql = """
+        let inCurrency: SQL = currency.map { "AND l.currency = \($0.code)" } ?? ""
+        return try store.store.read { session in
+            let purchases = try session.fetchAll("""
                 SELECT i.id AS item_id, i.list_id, l.name AS list_name, i.name, i.unit_price_minor, i.purchased_quantity,
                        i.purchased_at_ms, l.currency
                 FROM shopping_item i JOIN shopping_list l ON l.id = i.list_id
-                WHERE l.owner = ? AND i.name_key = ? AND i.purchased AND i.unit_price_minor IS NOT NULL
+                WHERE l.owner = \(owner) AND i.name_key = \(ItemName.key(name)) AND i.purchased AND i.unit_price_minor IS NOT NULL
+                  \(inCurrency)
+                ORDER BY i.purchased_at_ms DESC, i.id DESC LIMIT \(limit)
                 """
-            var arguments: StatementArguments = [owner, ItemName.key(name)]
-            if let currency {
-                sql += " AND l.currency = ?"
-                arguments += [currency.code]
-            }
-            sql += " ORDER BY i.purchased_at_ms DESC, i.id DESC LIMIT ?"
-            arguments += [limit]
-            let purchases = try Row.fetchAll(db, sql: sql, arguments: arguments).map { row throws -> PriceHistory.Purchase in
-                let code: String = row["currency"]
+            ).map { row throws -> PriceHistory.Purchase in
+                let code: String = try row["currency"]
                 guard let rowCurrency = Currency.lookup(code) else {
-                    throw ShoppingStoreFailure(description: "list \(row["list_id"] as Int64) has the unknown currency \(code)")
+                    throw ShoppingStoreFailure(description: "list \(try row["list_id"] as Int64) has the unknown currency \(code)")
                 }
                 return PriceHistory.Purchase(
-                    listID: row["list_id"], listName: row["list_name"], itemID: row["item_id"], name: row["name"],
-                    purchasedAt: Timestamp.rfc3339(row["purchased_at_ms"]), price: rowCurrency.format(Int128(row["unit_price_minor"] as Int64)),
-                    currency: code, quantity: row["purchased_quantity"])
+                    listID: try row["list_id"], listName: try row["list_name"], itemID: try row["item_id"], name: try row["name"],
+                    purchasedAt: Timestamp.rfc3339(try row["purchased_at_ms"]), price: rowCurrency.format(try row["unit_price_minor"]),
+                    currency: code, quantity: try row["purchased_quantity"])
             }
             return PriceHistory(name: name, purchases: purchases)
         }
@@ -56,7 +51,7 @@ struct PriceHistory: Encodable, Sendable {
         let purchasedAt: String
         let price: String
         let currency: String
-        let quantity: Int64
+        let quantity: Int
 
         enum CodingKeys: String, CodingKey {
             case name, price, currency, quantity

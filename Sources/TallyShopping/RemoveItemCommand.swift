@@ -7,12 +7,12 @@ enum RemoveItemCommand {
         try args.allowOnly(["owner", "list_id", "item_id"])
         let owner = try Owner.read(args)
         let ids = try ItemTarget.ids(args)
-        return try store.mutate(args, context, owner: owner) { db in
-            var target = try ItemTarget.find(db, owner: owner, listID: ids.list, itemID: ids.item)
-            _ = try target.item.delete(db)
-            try target.list.touch(db, at: Timestamp.now())
-            try store.record(db, .itemRemoved(target.event()), subject: target.list.subject)
-            return try target.result(db)
+        return try store.change(args, context, owner: owner) { change in
+            var target = try ItemTarget.find(change.session, owner: owner, listID: ids.list, itemID: ids.item)
+            try target.item.delete(change.session)
+            try target.list.touch(change.session, at: change.now)
+            change.record(ShoppingEvent.itemRemoved(target.event()))
+            return try target.result(change.session)
         }
     }
 }

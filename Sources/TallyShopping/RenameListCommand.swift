@@ -9,15 +9,15 @@ enum RenameListCommand {
         let owner = try Owner.read(args)
         let id = try Fields.id(args, "list_id", of: "lists")
         let name = try TextField.required(args, "name", longest: ListName.longest, what: "a list name such as \"Weekly\"")
-        return try store.mutate(args, context, owner: owner) { db in
-            var list = try ListRecord.find(db, owner: owner, id: id)
+        return try store.change(args, context, owner: owner) { change in
+            var list = try ListRecord.find(change.session, owner: owner, id: id)
             if list.name != name {
                 let previous = list.name
                 list.name = name
-                try list.touch(db, at: Timestamp.now())
-                try store.record(db, .listRenamed(.init(owner: owner, listID: id, name: name, previousName: previous)), subject: list.subject)
+                try list.touch(change.session, at: change.now)
+                change.record(ShoppingEvent.listRenamed(.init(owner: owner, listID: id, name: name, previousName: previous)))
             }
-            return try ListSummary.of(db, list)
+            return try ListSummary.of(change.session, list)
         }
     }
 }

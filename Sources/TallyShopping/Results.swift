@@ -1,4 +1,3 @@
-import GRDB
 import TallyMoney
 import TallyStorage
 
@@ -8,8 +7,8 @@ struct ItemResult: Codable, Sendable, Equatable {
     let listID: Int64
     let name: String
     let unit: String?
-    let plannedQuantity: Int64
-    let purchasedQuantity: Int64
+    let plannedQuantity: Int
+    let purchasedQuantity: Int
     let purchased: Bool
     /// A decimal string with exactly the list currency's places; absent until a price is entered.
     let unitPrice: String?
@@ -60,15 +59,15 @@ struct ListSummary: Encodable, Sendable {
     init(_ list: ListRecord, items: [ItemRecord]) throws {
         let currency = try list.storedCurrency()
         guard let total = ListTotal.of(items, in: currency) else {
-            throw ShoppingStoreFailure(description: "list \(list.id ?? 0) totals more than \(currency.code) amounts hold")
+            throw ShoppingStoreFailure(description: "list \(list.id) totals more than \(currency.code) amounts hold")
         }
-        id = list.id ?? 0
+        id = list.id
         owner = list.owner
         kind = list.kind
         name = list.name
         self.currency = list.currency
         fromTemplate = list.fromTemplate
-        self.total = currency.format(Int128(total))
+        self.total = currency.format(total)
         itemCount = items.count
         purchasedCount = items.filter(\.purchased).count
         openedAt = list.openedAt.map(Timestamp.rfc3339)
@@ -76,8 +75,8 @@ struct ListSummary: Encodable, Sendable {
         updatedAt = Timestamp.rfc3339(list.updatedAt)
     }
 
-    static func of(_ db: Database, _ list: ListRecord) throws -> ListSummary {
-        try ListSummary(list, items: list.items(db))
+    static func of(_ session: any SQLSession, _ list: ListRecord) throws -> ListSummary {
+        try ListSummary(list, items: list.items(session))
     }
 }
 
@@ -156,7 +155,7 @@ struct CarriedOver: Codable, Sendable, Equatable {
         let name: String
         let unit: String?
         /// How many were carried: all planned when none were bought, else the shortfall.
-        let quantity: Int64
+        let quantity: Int
 
         enum CodingKeys: String, CodingKey {
             case name, unit, quantity

@@ -16,8 +16,8 @@ enum SetPreferencesCommand {
         let memory = try args.optionalBool("shopping_memory")
         let comparison = try args.optionalBool("price_comparison")
         let autoRemove = try args.optionalBool("auto_remove_purchased")
-        return try store.mutate(args, context, owner: owner) { db in
-            let original = try Preferences.of(db, owner: owner)
+        return try store.change(args, context, owner: owner) { change in
+            let original = try Preferences.of(change.session, owner: owner)
             var preferences = original
             if let memory { preferences.shoppingMemory = memory }
             if let comparison { preferences.priceComparison = comparison }
@@ -27,14 +27,11 @@ enum SetPreferencesCommand {
             if original.priceComparison != preferences.priceComparison { changed.append("price_comparison") }
             if original.shoppingMemory != preferences.shoppingMemory { changed.append("shopping_memory") }
             if !changed.isEmpty {
-                preferences.updatedAt = Timestamp.now()
-                try preferences.save(db)
-                try store.record(
-                    db,
-                    .preferencesChanged(.init(
-                        owner: owner, shoppingMemory: preferences.shoppingMemory, priceComparison: preferences.priceComparison,
-                        autoRemovePurchased: preferences.autoRemovePurchased, changed: changed)),
-                    subject: "\(owner)/preferences")
+                preferences.updatedAt = change.now
+                try preferences.save(change.session)
+                change.record(ShoppingEvent.preferencesChanged(.init(
+                    owner: owner, shoppingMemory: preferences.shoppingMemory, priceComparison: preferences.priceComparison,
+                    autoRemovePurchased: preferences.autoRemovePurchased, changed: changed)))
             }
             return preferences.result
         }

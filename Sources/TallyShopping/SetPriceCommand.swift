@@ -10,18 +10,18 @@ enum SetPriceCommand {
         let owner = try Owner.read(args)
         let ids = try ItemTarget.ids(args)
         _ = try args.decimalText("unit_price", example: "\"1.29\"")
-        return try store.mutate(args, context, owner: owner) { db in
-            var target = try ItemTarget.find(db, owner: owner, listID: ids.list, itemID: ids.item)
+        return try store.change(args, context, owner: owner) { change in
+            var target = try ItemTarget.find(change.session, owner: owner, listID: ids.list, itemID: ids.item)
             try target.refuseTemplate("shopping.set_price")
             let original = target.item
-            target.item.unitPrice = try Int64(args.amount("unit_price", in: target.currency))
-            try target.save(db, original: original, at: Timestamp.now(), field: "args.unit_price")
+            target.item.unitPrice = try args.amount("unit_price", in: target.currency)
+            try target.save(change.session, original: original, at: change.now, field: "args.unit_price")
             let priceIsNew = original.unitPrice != target.item.unitPrice
             if priceIsNew {
-                try store.record(db, .itemUpdated(target.event(changed: ["unit_price"])), subject: target.list.subject)
+                change.record(ShoppingEvent.itemUpdated(target.event(changed: ["unit_price"])))
             }
-            let comparison = try PriceComparison.run(db, target, priceIsNew: priceIsNew, store: store)
-            return try target.result(db, comparison: comparison)
+            let comparison = try PriceComparison.run(&change, target, priceIsNew: priceIsNew)
+            return try target.result(change.session, comparison: comparison)
         }
     }
 }

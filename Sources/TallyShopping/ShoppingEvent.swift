@@ -1,9 +1,9 @@
-import TallyProtocol
+import TallyStorage
 
 /// The domain events of the shopping service: each change records one or more of them, in its
 /// transaction, as CloudEvents of type `shopping.<name>` (schemas/events/shopping.<name>.json).
 /// Every event's data names its `owner`; list and item events also their `list_id`.
-enum ShoppingEvent: Encodable, Sendable {
+enum ShoppingEvent: DomainEvent {
     case listCreated(ListCreated)
     case listRenamed(ListRenamed)
     case listDeleted(ListDeleted)
@@ -29,6 +29,21 @@ enum ShoppingEvent: Encodable, Sendable {
         case .priceChanged: "shopping.price_changed"
         case .itemsCarriedOver: "shopping.items_carried_over"
         case .preferencesChanged: "shopping.preferences_changed"
+        }
+    }
+
+    /// `<owner>/<list id>`, or `<owner>/preferences` for the owner's switches.
+    var subject: String? {
+        switch self {
+        case .listCreated(let data): "\(data.owner)/\(data.listID)"
+        case .listRenamed(let data): "\(data.owner)/\(data.listID)"
+        case .listDeleted(let data): "\(data.owner)/\(data.listID)"
+        case .itemAdded(let data), .itemUpdated(let data), .itemRemoved(let data), .itemPurchased(let data),
+            .itemUnpurchased(let data):
+            "\(data.owner)/\(data.listID)"
+        case .priceChanged(let data): "\(data.owner)/\(data.listID)"
+        case .itemsCarriedOver(let data): "\(data.owner)/\(data.listID)"
+        case .preferencesChanged(let data): "\(data.owner)/preferences"
         }
     }
 

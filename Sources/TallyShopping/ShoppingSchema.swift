@@ -1,57 +1,97 @@
-import GRDB
 import TallyStorage
 
-/// The tables of `shopping.sqlite`. Migrations are append-only: a shipped migration never
-/// changes, so a later change is a new migration.
+/// The tables of the shopping service. Steps are append-only: a shipped step never changes, so a
+/// later change is a new step.
 enum ShoppingSchema {
-    static func register(_ migrator: inout DatabaseMigrator) {
-        migrator.registerMigration("shopping-v1") { db in
-            // AUTOINCREMENT: ids are never reused after a delete and grow in commit order, which
+    static let migrations: [Migration] = [
+        Migration("shopping-v1") { session in
+            // An identity id is never reused after a delete and grows in commit order, which
             // `shopping.lists` pages by and shopping memory finds "the previous list" by.
-            try db.create(table: "shopping_list") { table in
-                table.autoIncrementedPrimaryKey("id")
-                table.column("owner", .text).notNull().check { length($0) >= 1 && length($0) <= 128 }
-                table.column("kind", .text).notNull().check { ["template", "shopping"].contains($0) }
-                table.column("name", .text).notNull()
-                table.column("currency", .text).notNull().check { length($0) == 3 }
-                // The template the list was copied from, when it was; kept after that template is deleted.
-                table.column("from_template", .integer)
-                // Milliseconds since 1970 (UTC). `opened_at_ms` is the last `shopping.get_list`.
-                table.column("opened_at_ms", .integer)
-                table.column("created_at_ms", .integer).notNull()
-                table.column("updated_at_ms", .integer).notNull()
-            }
-            try db.create(index: "shopping_list_owner", on: "shopping_list", columns: ["owner", "kind"])
+            try session.create(TableSchema(
+                "shopping_list",
+                columns: [
+                    ColumnSchema("id", .identity),
+                    ColumnSchema("owner", .text, check: "length(owner) >= 1 AND length(owner) <= 128"),
+                    ColumnSchema("kind", .text, check: "kind IN ('template', 'shopping')"),
+                    ColumnSchema("name", .text),
+                    ColumnSchema("currency", .text, check: "length(currency) = 3"),
+                    // The template the list was copied from, when it was; kept after that template is deleted.
+                    ColumnSchema("from_template", .integer, notNull: false),
+                    // `opened_at_ms` is the last `shopping.get_list`.
+                    ColumnSchema("opened_at_ms", .timestamp, notNull: false),
+                    ColumnSchema("created_at_ms", .timestamp),
+                    ColumnSchema("updated_at_ms", .timestamp),
+                ]))
+            try session.createIndex("shopping_list_owner", on: "shopping_list", columns: ["owner", "kind"])
 
-            try db.create(table: "shopping_item") { table in
-                table.autoIncrementedPrimaryKey("id")
-                table.column("list_id", .integer).notNull().references("shopping_list", onDelete: .cascade)
-                table.column("name", .text).notNull()
-                // Trimmed, inner spaces collapsed, NFC, case-folded: what "the same item" means.
-                table.column("name_key", .text).notNull()
-                table.column("unit", .text)
-                table.column("planned_quantity", .integer).notNull().check { $0 >= 0 }
-                table.column("purchased_quantity", .integer).notNull().check { $0 >= 0 }
-                table.column("purchased", .boolean).notNull().defaults(to: false)
-                // Integer minor units of the list's currency; null until a price is entered.
-                table.column("unit_price_minor", .integer).check { $0 >= 0 }
-                table.column("purchased_at_ms", .integer)
-                table.column("created_at_ms", .integer).notNull()
-                table.column("updated_at_ms", .integer).notNull()
-            }
-            try db.create(index: "shopping_item_list", on: "shopping_item", columns: ["list_id"])
+            try session.create(TableSchema(
+                "shopping_item",
+                columns: [
+                    ColumnSchema("id", .identity),
+                    ColumnSchema("list_id", .integer, references: ("shopping_list", cascade: true)),
+                    ColumnSchema("name", .text),
+                    // Trimmed, inner spaces collapsed, NFC, case-folded: what "the same item" means.
+                    ColumnSchema("name_key", .text),
+                    ColumnSchema("unit", .text, notNull: false),
+                    ColumnSchema("planned_quantity", .integer, check: "planned_quantity >= 0"),
+                    ColumnSchema("purchased_quantity", .integer, check: "purchased_quantity >= 0"),
+                    ColumnSchema("purchased", .bool, default: "FALSE"),
+                    // Integer minor units of the list's currency; null until a price is entered.
+                    ColumnSchema("unit_price_minor", .integer, notNull: false, check: "unit_price_minor >= 0"),
+                    ColumnSchema("purchased_at_ms", .timestamp, notNull: false),
+                    ColumnSchema("created_at_ms", .timestamp),
+                    ColumnSchema("updated_at_ms", .timestamp),
+                ]))
+            try session.createIndex("shopping_item_list", on: "shopping_item", columns: ["list_id"])
             // Price comparison and history: an owner's purchases of one item, newest first.
-            try db.create(index: "shopping_item_purchases", on: "shopping_item", columns: ["name_key", "purchased_at_ms"])
+            try session.createIndex("shopping_item_purchases", on: "shopping_item", columns: ["name_key", "purchased_at_ms"])
 
-            try db.create(table: "shopping_preferences", options: .withoutRowID) { table in
-                table.column("owner", .text).notNull().primaryKey()
-                table.column("shopping_memory", .boolean).notNull()
-                table.column("price_comparison", .boolean).notNull()
-                table.column("auto_remove_purchased", .boolean).notNull()
-                table.column("updated_at_ms", .integer).notNull()
+            try session.create(TableSchema(
+                "shopping_preferences",
+                columns: [
+                    ColumnSchema("owner", .text),
+                    ColumnSchema("shopping_memory", .bool),
+                    ColumnSchema("price_comparison", .bool),
+                    ColumnSchema("auto_remove_purchased", .bool),
+                    ColumnSchema("updated_at_ms", .timestamp),
+                ],
+                primaryKey: ["owner"], withoutRowID: true))
+        },
+        // Prices in 128-bit minor units, like every amount: a money column. SQLite cannot change a
+        // column's type, so it copies the table (nothing refers to it) and carries its AUTOINCREMENT
+        // counter over, so the ids of deleted items stay unused. On the TEXT column SQLite compares
+        // `unit_price_minor >= 0` as text, which refuses exactly the negative numbers among the
+        // decimal integers Tally writes.
+        Migration("shopping-v2-money128") { session in
+            switch session.dialect {
+            case .postgres:
+                try session.execute("ALTER TABLE shopping_item ALTER COLUMN unit_price_minor TYPE NUMERIC(39, 0)")
+            case .sqlite:
+                try session.execute("""
+                    CREATE TABLE shopping_item_v2 (
+                        id INTEGER PRIMARY KEY AUTOINCREMENT,
+                        list_id INTEGER NOT NULL REFERENCES shopping_list(id) ON DELETE CASCADE,
+                        name TEXT NOT NULL,
+                        name_key TEXT NOT NULL,
+                        unit TEXT,
+                        planned_quantity INTEGER NOT NULL CHECK (planned_quantity >= 0),
+                        purchased_quantity INTEGER NOT NULL CHECK (purchased_quantity >= 0),
+                        purchased BOOLEAN NOT NULL DEFAULT FALSE,
+                        unit_price_minor TEXT CHECK (unit_price_minor >= 0),
+                        purchased_at_ms INTEGER,
+                        created_at_ms INTEGER NOT NULL,
+                        updated_at_ms INTEGER NOT NULL
+                    );
+                    INSERT INTO shopping_item_v2 SELECT id, list_id, name, name_key, unit, planned_quantity, purchased_quantity,
+                        purchased, CAST(unit_price_minor AS TEXT), purchased_at_ms, created_at_ms, updated_at_ms FROM shopping_item;
+                    DELETE FROM sqlite_sequence WHERE name = 'shopping_item_v2';
+                    INSERT INTO sqlite_sequence (name, seq) SELECT 'shopping_item_v2', seq FROM sqlite_sequence WHERE name = 'shopping_item';
+                    DROP TABLE shopping_item;
+                    ALTER TABLE shopping_item_v2 RENAME TO shopping_item;
+                    CREATE INDEX shopping_item_list ON shopping_item (list_id);
+                    CREATE INDEX shopping_item_purchases ON shopping_item (name_key, purchased_at_ms);
+                    """)
             }
-        }
-        IdempotentWrites.registerMigration(&migrator)
-        EventLog.registerMigration(&migrator)
-    }
+        },
+    ]
 }

@@ -1,33 +1,26 @@
-import GRDB
 import TallyProtocol
 import TallyStorage
 
-/// The shopping database as the commands use it: reads, and idempotent write transactions that
-/// record their events in the same transaction.
+/// The shopping service's data as its commands use it: the service's store (service `shopping`).
 public struct ShoppingStore: Sendable {
-    let database: ServiceDatabase
-    let writes: IdempotentWrites
-    let events: EventLog
+    public let store: ServiceStore
 
-    init(database: ServiceDatabase, events: EventLog) {
-        self.database = database
-        self.writes = IdempotentWrites(database: database)
-        self.events = events
+    /// Opens the shopping data on `engine` and brings its schema up to date.
+    public init(engine: any StorageEngine, eventSink: (any EventSink)? = nil) throws {
+        store = try ServiceStore(service: "shopping", engine: engine, migrations: ShoppingSchema.migrations, sink: eventSink)
     }
 
-    /// Runs a mutation in one write transaction. With an `idempotency_key`, a retry of the same
-    /// request gets the first run's result back instead of running again (and records no events
-    /// again); keys are scoped by command and owner.
-    func mutate<Result: Encodable & Sendable>(
-        _ args: Arguments, _ context: RequestContext, owner: String, _ change: (Database) throws -> Result
+    /// Runs a change of `owner`'s lists or preferences, with the events it records, in one
+    /// transaction; see `ServiceStore.change`. With an `idempotency_key`, a retry gets the first
+    /// run's result back; keys are scoped by command and owner.
+    func change<Result: Encodable & Sendable>(
+        _ args: Arguments, _ context: RequestContext, owner: String, _ body: (inout Change) throws -> Result
     ) throws -> StoredResult {
-        let request: JSONValue = ["args": .object(args.values), "locale": context.locale.map(JSONValue.string) ?? .null]
-        return StoredResult(try writes.perform(
-            key: context.idempotencyKey, scope: "\(context.command):\(owner)", request: request, change))
+        try store.change(ChangeRequest(context, args, owner: owner), body)
     }
+}
 
-    /// Records one domain event in the transaction `db` belongs to.
-    func record(_ db: Database, _ event: ShoppingEvent, subject: String) throws {
-        _ = try events.append(db, type: event.type, subject: subject, data: event)
-    }
+/// Stored data the service cannot read: a bug or a hand edit, never the client's doing (`internal`).
+struct ShoppingStoreFailure: Error, CustomStringConvertible {
+    let description: String
 }

@@ -19,22 +19,22 @@ enum UpdateItemCommand {
         let unit = clearsUnit ? nil : try TextField.read(args, "unit", longest: Unit.longest, what: "a unit such as \"kg\", or \"\" for none")
         let planned = try Fields.quantity(args, "planned_quantity")
         let purchased = try Fields.quantity(args, "purchased_quantity")
-        return try store.mutate(args, context, owner: owner) { db in
-            var target = try ItemTarget.find(db, owner: owner, listID: ids.list, itemID: ids.item)
+        return try store.change(args, context, owner: owner) { change in
+            var target = try ItemTarget.find(change.session, owner: owner, listID: ids.list, itemID: ids.item)
             let original = target.item
             if let name {
                 target.item.name = name
                 target.item.nameKey = ItemName.key(name)
             }
             if clearsUnit { target.item.unit = nil } else if let unit { target.item.unit = unit }
-            if let planned { target.item.plannedQuantity = Int64(planned) }
-            if let purchased { target.item.purchasedQuantity = Int64(purchased) }
-            try target.save(db, original: original, at: Timestamp.now(), field: "args.purchased_quantity")
+            if let planned { target.item.plannedQuantity = planned }
+            if let purchased { target.item.purchasedQuantity = purchased }
+            try target.save(change.session, original: original, at: change.now, field: "args.purchased_quantity")
             let changed = ItemDiff.fields(original, target.item)
             if !changed.isEmpty {
-                try store.record(db, .itemUpdated(target.event(changed: changed)), subject: target.list.subject)
+                change.record(ShoppingEvent.itemUpdated(target.event(changed: changed)))
             }
-            return try target.result(db)
+            return try target.result(change.session)
         }
     }
 }

@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 import TallyProtocol
 import TallyShopping
 import TallyTesting
@@ -68,7 +67,7 @@ import Testing
     @Test func aSecondProcessOnTheSameFileContinuesTheSequence() throws {
         let harness = try ShoppingHarness()
         try harness.list("Saturday")
-        let second = ShoppingService(database: try ShoppingService.openDatabase(directory: harness.directory))
+        let second = try harness.secondService()
         try ServiceHarness(second).call("shopping.create_list", ["owner": "ann", "kind": "template", "name": "Weekly", "currency": "EUR"])
         #expect(try harness.events().map(\.sequence) == [1, 2])
     }

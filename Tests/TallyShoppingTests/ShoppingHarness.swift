@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 import TallyProtocol
 import TallyShopping
 import TallyStorage
@@ -10,14 +9,26 @@ import Testing
 /// calls it, with results decoded as a client sees them. The directory goes with the harness.
 final class ShoppingHarness: Sendable {
     private let temporary = TemporaryDirectory(prefix: "tally-shopping")
-    let database: ServiceDatabase
     let service: ShoppingService
 
     var directory: String { temporary.path }
+    var store: ServiceStore { service.resources.store }
 
-    init() throws {
-        database = try ShoppingService.openDatabase(directory: temporary.path)
-        service = ShoppingService(database: database)
+    /// `prepare` runs on the file before the service opens it: to leave it as an older release did.
+    init(prepare: (SQLiteEngine) throws -> Void = { _ in }) throws {
+        let engine = try SQLiteEngine(directory: temporary.path, name: "shopping")
+        try prepare(engine)
+        service = ShoppingService(store: try ShoppingStore(engine: engine))
+    }
+
+    /// Another service on the same file, as a second worker process would open it.
+    func secondService() throws -> ShoppingService {
+        ShoppingService(store: try ShoppingStore(engine: try SQLiteEngine(directory: directory, name: "shopping")))
+    }
+
+    /// Runs `sql` in a write transaction of its own, behind the service's back.
+    func execute(_ sql: SQL) throws {
+        _ = try store.engine.write { try $0.execute(sql) }
     }
 
     @discardableResult
@@ -70,7 +81,7 @@ final class ShoppingHarness: Sendable {
 
     /// Every event recorded so far, checked to be numbered 1, 2, 3, ... without gaps.
     func events() throws -> [CloudEvent] {
-        let events = try service.events.events(after: 0, limit: 1000)
+        let events = try store.events(after: 0, limit: 1000)
         #expect(events.map(\.sequence) == (0..<events.count).map { Int64($0 + 1) }, "sequences are gap-free from 1")
         return events
     }
@@ -80,10 +91,10 @@ final class ShoppingHarness: Sendable {
         try events().filter { $0.sequence > sequence }.map(\.type)
     }
 
-    func lastSequence() throws -> Int64 { try service.events.lastSequence() }
+    func lastSequence() throws -> Int64 { try store.lastEventSequence() }
 
-    func count(_ sql: String) throws -> Int {
-        try database.read { try Int.fetchOne($0, sql: sql) ?? 0 }
+    func count(_ sql: SQL) throws -> Int {
+        try store.read { try $0.fetchValue(sql, as: Int.self) } ?? 0
     }
 }
 

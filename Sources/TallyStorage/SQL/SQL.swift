@@ -51,6 +51,12 @@ public struct SQL: Sendable, ExpressibleByStringInterpolation, CustomStringConve
             pieces.append(.value(value.sqlValue))
         }
 
+        /// A bound value that may be absent: NULL when it is. Declared for optionals so that the
+        /// compiler does not warn about them as it would in a `String` ("produces a debug description").
+        public mutating func appendInterpolation<Value: SQLBindable>(_ value: Value?) {
+            pieces.append(.value(value?.sqlValue ?? .null))
+        }
+
         /// A point in time, bound as a timestamp.
         public mutating func appendInterpolation(timestamp milliseconds: Int64) {
             pieces.append(.value(.timestamp(milliseconds)))
