@@ -53,7 +53,7 @@ enum AccountErrors {
 
     static func nameTaken(by existing: AccountRecord) -> TallyError {
         TallyError(
-            .alreadyExists, "the owner already has an account named \"\(existing.name)\" (id \(existing.id ?? 0)); names are compared ignoring case",
+            .alreadyExists, "the owner already has an account named \"\(existing.name)\" (id \(existing.id)); names are compared ignoring case",
             field: "args.name")
     }
 }

@@ -61,6 +61,9 @@ enum AccountsSchema {
                     );
                     INSERT INTO account_v2 SELECT id, owner, name, name_key, currency, CAST(starting_balance_minor AS TEXT),
                         is_default, created_at_ms, updated_at_ms FROM account;
+                    -- Carry the id counter over, so the ids of deleted accounts are never given out again.
+                    DELETE FROM sqlite_sequence WHERE name = 'account_v2';
+                    INSERT INTO sqlite_sequence (name, seq) SELECT 'account_v2', seq FROM sqlite_sequence WHERE name = 'account';
                     DROP TABLE account;
                     ALTER TABLE account_v2 RENAME TO account;
                     CREATE UNIQUE INDEX account_owner_name ON account (owner, name_key);

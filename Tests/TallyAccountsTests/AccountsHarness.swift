@@ -14,8 +14,11 @@ final class AccountsHarness: Sendable {
     var directory: String { temporary.path }
     var store: ServiceStore { service.resources.store }
 
-    init() throws {
-        service = AccountsService(store: try AccountStore(engine: try SQLiteEngine(directory: temporary.path, name: "accounts")))
+    /// `prepare` runs on the file before the service opens it: to leave it as an older release did.
+    init(prepare: (SQLiteEngine) throws -> Void = { _ in }) throws {
+        let engine = try SQLiteEngine(directory: temporary.path, name: "accounts")
+        try prepare(engine)
+        service = AccountsService(store: try AccountStore(engine: engine))
     }
 
     /// Another service on the same file, as a second worker process would open it.
@@ -25,7 +28,7 @@ final class AccountsHarness: Sendable {
 
     /// Runs `sql` in a write transaction of its own, behind the service's back.
     func execute(_ sql: SQL) throws {
-        try store.engine.write { try $0.execute(sql) }
+        _ = try store.engine.write { try $0.execute(sql) }
     }
 
     @discardableResult
