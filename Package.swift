@@ -78,7 +78,6 @@ let package = Package(
         // socket, and the `alerts` service); catch-up through the gateway; the `tally watch` stream.
         .target(name: "TallyNotifier", dependencies: [
             "ZeroMQ", "TallyProtocol", "TallyStorage", "TallyWorker", "TallyClient", "TallyLifecycle",
-            .product(name: "GRDB", package: "GRDB.swift"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),
@@ -126,7 +125,6 @@ let package = Package(
         ]),
         .testTarget(name: "TallyNotifierTests", dependencies: [
             "TallyNotifier", "TallyProtocol", "TallyStorage", "TallyTesting",
-            .product(name: "GRDB", package: "GRDB.swift"),
         ]),
         .testTarget(name: "TallyIntegrationTests", dependencies: ["TallyTesting", "TallyClient", "TallyProtocol", "ZeroMQ"]),
         .testTarget(name: "ContractTests", dependencies: ["TallyProtocol", "TallyTesting", "TallyCatalog", "ZeroMQ"], exclude: ["validate.py"]),

@@ -42,7 +42,7 @@ public enum ServiceCatalog {
             try CurrencyService(
                 engine: try engine(for: "currency", dataDirectory: dataDirectory), chunkDelay: options.currencyLoadDelay)
         case "shopping": try ShoppingService(dataDirectory: dataDirectory, eventSink: options.eventSink)
-        case "alerts": try AlertsService(dataDirectory: dataDirectory)
+        case "alerts": AlertsService(store: try NotifierStore(engine: try engine(for: "notifier", dataDirectory: dataDirectory)))
         default: nil
         }
     }
