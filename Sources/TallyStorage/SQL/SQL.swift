@@ -51,8 +51,8 @@ public struct SQL: Sendable, ExpressibleByStringInterpolation, CustomStringConve
             pieces.append(.value(value.sqlValue))
         }
 
-        /// A value that may be absent, bound as NULL when it is. (The same as the bound value above;
-        /// spelled out so the compiler does not warn about interpolating an optional.)
+        /// A bound value that may be absent: NULL when it is. Declared for optionals so that the
+        /// compiler does not warn about them as it would in a `String` ("produces a debug description").
         public mutating func appendInterpolation<Value: SQLBindable>(_ value: Value?) {
             pieces.append(.value(value?.sqlValue ?? .null))
         }
