@@ -23,7 +23,8 @@ import TallyStorage
 /// claim check that renews the heartbeat), and decides only after that. On SQLite, where one
 /// writer runs at a time, this changes nothing; on a database whose writers run side by side
 /// (PostgreSQL) the row's lock is what makes the check and the change one step, so two loaders
-/// can never both claim, nor a loader switch after its claim was taken over.
+/// can never both claim, nor a loader switch after its claim was taken over. The transactions do
+/// database work only (progress is reported after they commit), since an engine may run one again.
 public struct CurrencyLoader: Sendable {
     /// Which loads happen.
     public enum Policy: Sendable {
@@ -84,7 +85,10 @@ public struct CurrencyLoader: Sendable {
             switch try claim(data, source: source, policy: policy) {
             case .current(let active):
                 return Outcome(loaded: false, version: active.version, source: active.source, count: active.count)
-            case .claimed(let claim):
+            case .claimed(let claim, let stale):
+                if let stale {
+                    onEvent?(.tookOver(pid: stale.loader.pid, host: stale.loader.host, loaded: stale.loaded, total: stale.total))
+                }
                 do {
                     return try fill(claim, with: data, source: source)
                 } catch is ClaimLost where policy == .unlessCurrent {
@@ -116,7 +120,8 @@ public struct CurrencyLoader: Sendable {
 
     enum ClaimResult {
         case current(LoadState.Active)
-        case claimed(LoadState.Claim)
+        /// Ours now; `tookOver` is the stale claim it replaced, if any.
+        case claimed(LoadState.Claim, tookOver: LoadState.Claim?)
         case busy(LoadState.Claim)
     }
 
@@ -136,10 +141,7 @@ public struct CurrencyLoader: Sendable {
                 return .current(active)
             }
             let now = Timestamp.now()
-            if let other = state.claim {
-                guard other.isStale(now: now, staleAfter: staleAfter) else { return .busy(other) }
-                onEvent?(.tookOver(pid: other.loader.pid, host: other.loader.host, loaded: other.loaded, total: other.total))
-            }
+            if let other = state.claim, !other.isStale(now: now, staleAfter: staleAfter) { return .busy(other) }
             // Whatever abandoned loads left behind goes; the active set stays.
             for table in CurrencySchema.dataTables {
                 if let active = state.active {
@@ -158,7 +160,7 @@ public struct CurrencyLoader: Sendable {
                     claim_total = \(claim.total), claim_heartbeat_ms = \(claim.heartbeatMilliseconds)
                 WHERE id = 1
                 """)
-            return .claimed(claim)
+            return .claimed(claim, tookOver: state.claim)
         }
     }
 
@@ -223,9 +225,10 @@ public struct CurrencyLoader: Sendable {
                             """)
                     }
                 }
-                loaded += chunk.count
-                try session.execute("UPDATE load_state SET claim_loaded = \(loaded), claim_heartbeat_ms = \(Timestamp.now()) WHERE id = 1")
+                try session.execute(
+                    "UPDATE load_state SET claim_loaded = \(loaded + chunk.count), claim_heartbeat_ms = \(Timestamp.now()) WHERE id = 1")
             }
+            loaded += chunk.count
         }
 
         try store.engine.write { session in
