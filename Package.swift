@@ -53,10 +53,9 @@ let package = Package(
         .target(name: "TallyCalc", dependencies: ["TallyProtocol", "TallyMoney", "TallyWorker"]),
         // The accounts service: budget accounts per owner, stored in accounts.sqlite, and its word list.
         .target(name: "TallyAccounts", dependencies: ["TallyProtocol", "TallyMoney", "TallyStorage", "TallyWorker"]),
-        // The currency service: ISO 4217 + CLDR currencies loaded into SQLite, search and lookups.
+        // The currency service: ISO 4217 + CLDR currencies loaded into its store, search and lookups.
         .target(name: "TallyCurrency", dependencies: [
             "TallyProtocol", "TallyMoney", "TallyStorage", "TallyWorker",
-            .product(name: "GRDB", package: "GRDB.swift"),
             .product(name: "Logging", package: "swift-log"),
         ]),
         // The shopping service: templates and shopping lists, prices, totals, shopping memory,
@@ -76,7 +75,6 @@ let package = Package(
         // socket, and the `alerts` service); catch-up through the gateway; the `tally watch` stream.
         .target(name: "TallyNotifier", dependencies: [
             "ZeroMQ", "TallyProtocol", "TallyStorage", "TallyWorker", "TallyClient", "TallyLifecycle",
-            .product(name: "GRDB", package: "GRDB.swift"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),
@@ -89,7 +87,7 @@ let package = Package(
         // The `tally` command line: every subcommand, and the process supervisor behind `tally up`.
         .target(name: "TallyCLI", dependencies: [
             "ZeroMQ", "TallyProtocol", "TallyWorker", "TallyGateway", "TallyClient", "TallyCatalog",
-            "TallyCurrency", "TallyMoney", "TallyNotifier", "TallyLifecycle",
+            "TallyCurrency", "TallyMoney", "TallyNotifier", "TallyLifecycle", "TallyStorage",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -117,14 +115,12 @@ let package = Package(
         ]),
         .testTarget(name: "TallyCurrencyTests", dependencies: [
             "TallyCurrency", "TallyMoney", "TallyProtocol", "TallyStorage", "TallyTesting",
-            .product(name: "GRDB", package: "GRDB.swift"),
         ]),
         .testTarget(name: "TallyShoppingTests", dependencies: [
             "TallyShopping", "TallyMoney", "TallyProtocol", "TallyStorage", "TallyTesting",
         ]),
         .testTarget(name: "TallyNotifierTests", dependencies: [
             "TallyNotifier", "TallyProtocol", "TallyStorage", "TallyTesting",
-            .product(name: "GRDB", package: "GRDB.swift"),
         ]),
         .testTarget(name: "TallyIntegrationTests", dependencies: ["TallyTesting", "TallyClient", "TallyProtocol", "ZeroMQ"]),
         .testTarget(name: "ContractTests", dependencies: ["TallyProtocol", "TallyTesting", "TallyCatalog", "ZeroMQ"], exclude: ["validate.py"]),

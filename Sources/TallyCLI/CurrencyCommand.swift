@@ -1,7 +1,9 @@
 import ArgumentParser
 import Foundation
+import TallyCatalog
 import TallyCurrency
 import TallyMoney
+import TallyStorage
 
 /// `tally currency`: the currency service's data, for operators.
 struct CurrencyCommand: ParsableCommand {
@@ -62,7 +64,7 @@ struct CurrencyCommand: ParsableCommand {
             }
             let store: CurrencyStore
             do {
-                store = try CurrencyStore(directory: dataDir)
+                store = try CurrencyStore(engine: try ServiceCatalog.engine(for: "currency", dataDirectory: dataDir))
             } catch {
                 throw failure("cannot open the currency database in \(dataDir): \(error)")
             }
@@ -79,7 +81,7 @@ struct CurrencyCommand: ParsableCommand {
             } catch {
                 throw failure("loading failed, nothing was changed: \(error)")
             }
-            print("loaded \(outcome.count) currencies (data version \(outcome.version)) into \(store.database.path); running workers answer from them from their next query")
+            print("loaded \(outcome.count) currencies (data version \(outcome.version)) into \(store.engine.location); running workers answer from them from their next query")
         }
 
         private func failure(_ message: String) -> ExitCode {

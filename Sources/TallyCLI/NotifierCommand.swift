@@ -57,7 +57,7 @@ struct NotifierCommand: AsyncParsableCommand {
 
     func run() async throws {
         let logger = process.bootstrap(label: "tally.notifier")
-        let store = try NotifierStore(directory: dataDir)
+        let store = try NotifierStore(engine: try ServiceCatalog.engine(for: "notifier", dataDirectory: dataDir))
         let context = try ZMQContext()
         let configuration = NotifierConfiguration(
             eventsEndpoint: eventsEndpoint, alertsEndpoint: alertsEndpoint, frontendEndpoint: frontend,

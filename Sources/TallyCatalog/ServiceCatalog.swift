@@ -37,14 +37,24 @@ public enum ServiceCatalog {
         case "calc": CalcService()
         case "accounts":
             AccountsService(store: try AccountStore(
-                engine: try SQLiteEngine(directory: dataDirectory, name: "accounts"), eventSink: options.eventSink))
-        case "currency": try CurrencyService(dataDirectory: dataDirectory, chunkDelay: options.currencyLoadDelay)
+                engine: try engine(for: "accounts", dataDirectory: dataDirectory), eventSink: options.eventSink))
+        case "currency":
+            try CurrencyService(
+                engine: try engine(for: "currency", dataDirectory: dataDirectory), chunkDelay: options.currencyLoadDelay)
         case "shopping":
             ShoppingService(store: try ShoppingStore(
-                engine: try SQLiteEngine(directory: dataDirectory, name: "shopping"), eventSink: options.eventSink))
-        case "alerts": try AlertsService(dataDirectory: dataDirectory)
+                engine: try engine(for: "shopping", dataDirectory: dataDirectory), eventSink: options.eventSink))
+        case "alerts": AlertsService(store: try NotifierStore(engine: try engine(for: "notifier", dataDirectory: dataDirectory)))
         default: nil
         }
+    }
+
+    /// Where the data called `name` (`accounts`, `currency`, `notifier`) lives:
+    /// `<dataDirectory>/<name>.sqlite`. The one place that picks the storage engine, for workers
+    /// and for the commands that open a service's data themselves (`tally notifier`,
+    /// `tally currency load`).
+    public static func engine(for name: String, dataDirectory: String) throws -> any StorageEngine {
+        try SQLiteEngine(directory: dataDirectory, name: name)
     }
 }
 

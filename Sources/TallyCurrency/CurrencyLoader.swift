@@ -1,11 +1,10 @@
 import Foundation
-import GRDB
 import TallyMoney
 import TallyProtocol
 import TallyStorage
 
-/// Loads a currency data set into `currency.sqlite` so that every process sharing the file sees
-/// the old set or the new one, never part of one, and exactly one process loads at a time.
+/// Loads a currency data set into the currency store so that every process sharing it sees the
+/// old set or the new one, never part of one, and exactly one process loads at a time.
 ///
 /// 1. **Claim** (one write transaction): unless a live claim exists, take a new generation number
 ///    and record the claim (owner, pid, host, version, 0 of N loaded, heartbeat). A claim whose
@@ -19,6 +18,13 @@ import TallyStorage
 ///
 /// While a claim is live the others wait (polling) and report its progress; a worker starting up
 /// with the same data finds it active when the claim is released and has nothing to do.
+///
+/// Every step's transaction starts by writing the `load_state` row (`LoadState.lock`, or the
+/// claim check that renews the heartbeat), and decides only after that. On SQLite, where one
+/// writer runs at a time, this changes nothing; on a database whose writers run side by side
+/// (PostgreSQL) the row's lock is what makes the check and the change one step, so two loaders
+/// can never both claim, nor a loader switch after its claim was taken over. The transactions do
+/// database work only (progress is reported after they commit), since an engine may run one again.
 public struct CurrencyLoader: Sendable {
     /// Which loads happen.
     public enum Policy: Sendable {
@@ -79,7 +85,10 @@ public struct CurrencyLoader: Sendable {
             switch try claim(data, source: source, policy: policy) {
             case .current(let active):
                 return Outcome(loaded: false, version: active.version, source: active.source, count: active.count)
-            case .claimed(let claim):
+            case .claimed(let claim, let stale):
+                if let stale {
+                    onEvent?(.tookOver(pid: stale.loader.pid, host: stale.loader.host, loaded: stale.loaded, total: stale.total))
+                }
                 do {
                     return try fill(claim, with: data, source: source)
                 } catch is ClaimLost where policy == .unlessCurrent {
@@ -111,7 +120,8 @@ public struct CurrencyLoader: Sendable {
 
     enum ClaimResult {
         case current(LoadState.Active)
-        case claimed(LoadState.Claim)
+        /// Ours now; `tookOver` is the stale claim it replaced, if any.
+        case claimed(LoadState.Claim, tookOver: LoadState.Claim?)
         case busy(LoadState.Claim)
     }
 
@@ -123,64 +133,53 @@ public struct CurrencyLoader: Sendable {
     }
 
     func claim(_ data: CurrencyData, source: CurrencySource, policy: Policy) throws -> ClaimResult {
-        try store.database.write { db in
-            let state = try LoadState.read(db)
+        try store.engine.write { session in
+            let state = try LoadState.lock(session)
             if policy == .unlessCurrent, let active = state.active,
                 active.source == .file || active.version == data.version
             {
                 return .current(active)
             }
-            let now = LoadState.nowMilliseconds()
-            if let other = state.claim {
-                guard other.isStale(now: now, staleAfter: staleAfter) else { return .busy(other) }
-                onEvent?(.tookOver(pid: other.loader.pid, host: other.loader.host, loaded: other.loaded, total: other.total))
-            }
+            let now = Timestamp.now()
+            if let other = state.claim, !other.isStale(now: now, staleAfter: staleAfter) { return .busy(other) }
             // Whatever abandoned loads left behind goes; the active set stays.
             for table in CurrencySchema.dataTables {
                 if let active = state.active {
-                    try db.execute(sql: "DELETE FROM \(table) WHERE generation <> ?", arguments: [active.generation])
+                    try session.execute("DELETE FROM \(raw: table) WHERE generation <> \(active.generation)")
                 } else {
-                    try db.execute(sql: "DELETE FROM \(table)")
+                    try session.execute("DELETE FROM \(raw: table)")
                 }
             }
             let claim = LoadState.Claim(
                 generation: state.nextGeneration, owner: UUID().uuidString, loader: identity, version: data.version,
                 source: source, loaded: 0, total: data.currencies.count, heartbeatMilliseconds: now)
-            try db.execute(
-                sql: """
-                    UPDATE load_state SET next_generation = ?, claim_generation = ?, claim_owner = ?, claim_pid = ?,
-                        claim_host = ?, claim_version = ?, claim_source = ?, claim_loaded = 0, claim_total = ?,
-                        claim_heartbeat_ms = ?
-                    WHERE id = 1
-                    """,
-                arguments: [
-                    claim.generation + 1, claim.generation, claim.owner, claim.loader.pid, claim.loader.host,
-                    claim.version, claim.source.rawValue, claim.total, claim.heartbeatMilliseconds,
-                ])
-            return .claimed(claim)
+            try session.execute("""
+                UPDATE load_state SET next_generation = \(claim.generation + 1), claim_generation = \(claim.generation),
+                    claim_owner = \(claim.owner), claim_pid = \(claim.loader.pid), claim_host = \(claim.loader.host),
+                    claim_version = \(claim.version), claim_source = \(claim.source.rawValue), claim_loaded = 0,
+                    claim_total = \(claim.total), claim_heartbeat_ms = \(claim.heartbeatMilliseconds)
+                WHERE id = 1
+                """)
+            return .claimed(claim, tookOver: state.claim)
         }
     }
 
     /// Abandons `claim` if it is still ours: clears it and deletes its rows.
     private func release(_ claim: LoadState.Claim) throws {
-        try store.database.write { db in
-            guard try String.fetchOne(db, sql: "SELECT claim_owner FROM load_state WHERE id = 1") == claim.owner else { return }
+        try store.engine.write { session in
+            let cleared = try session.execute("UPDATE load_state SET \(LoadState.noClaim) WHERE id = 1 AND claim_owner = \(claim.owner)")
+            guard cleared == 1 else { return }
             for table in CurrencySchema.dataTables {
-                try db.execute(sql: "DELETE FROM \(table) WHERE generation = ?", arguments: [claim.generation])
+                try session.execute("DELETE FROM \(raw: table) WHERE generation = \(claim.generation)")
             }
-            try db.execute(sql: """
-                UPDATE load_state SET claim_generation = NULL, claim_owner = NULL, claim_pid = NULL, claim_host = NULL,
-                    claim_version = NULL, claim_source = NULL, claim_loaded = NULL, claim_total = NULL,
-                    claim_heartbeat_ms = NULL
-                WHERE id = 1
-                """)
         }
     }
 
-    /// Fails with `ClaimLost` unless `claim` is still the load in progress.
-    private func verify(_ claim: LoadState.Claim, _ db: Database) throws {
-        let owner = try String.fetchOne(db, sql: "SELECT claim_owner FROM load_state WHERE id = 1")
-        guard owner == claim.owner else { throw ClaimLost() }
+    /// Fails with `ClaimLost` unless `claim` is still the load in progress; renews its heartbeat.
+    private func verify(_ claim: LoadState.Claim, _ session: any SQLSession) throws {
+        let renewed = try session.execute(
+            "UPDATE load_state SET claim_heartbeat_ms = \(Timestamp.now()) WHERE id = 1 AND claim_owner = \(claim.owner)")
+        guard renewed == 1 else { throw ClaimLost() }
     }
 
     // MARK: Fill and switch
@@ -192,17 +191,13 @@ public struct CurrencyLoader: Sendable {
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         func json(_ value: some Encodable) throws -> String { String(decoding: try encoder.encode(value), as: UTF8.self) }
 
-        try store.database.write { db in
-            try verify(claim, db)
+        try store.engine.write { session in
+            try verify(claim, session)
             for (region, names) in data.territories {
-                try db.execute(
-                    sql: "INSERT INTO territory (generation, region, names) VALUES (?, ?, ?)",
-                    arguments: [generation, region, try json(names)])
+                try session.execute("INSERT INTO territory (generation, region, names) VALUES (\(generation), \(region), \(try json(names)))")
             }
             for (region, code) in data.regionCurrency {
-                try db.execute(
-                    sql: "INSERT INTO region_currency (generation, region, code) VALUES (?, ?, ?)",
-                    arguments: [generation, region, code])
+                try session.execute("INSERT INTO region_currency (generation, region, code) VALUES (\(generation), \(region), \(code))")
             }
         }
 
@@ -211,47 +206,41 @@ public struct CurrencyLoader: Sendable {
             if chunkDelay > .zero { Thread.sleep(forTimeInterval: chunkDelay.seconds) }
             beforeChunk?(loaded)
             let chunk = data.currencies[start..<min(start + max(1, chunkSize), data.currencies.count)]
-            try store.database.write { db in
-                try verify(claim, db)
+            try store.engine.write { session in
+                try verify(claim, session)
                 for entry in chunk {
-                    try db.execute(
-                        sql: """
-                            INSERT INTO currency (generation, code, numeric, minor_units, iso_minor_units, cldr_minor_units,
-                                cash_rounding, symbol, narrow_symbol, symbols, names, iso_name, countries, retired)
-                            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                            """,
-                        arguments: [
-                            generation, entry.code, entry.numeric, entry.minorUnits, entry.isoMinorUnits,
-                            entry.cldrMinorUnits, entry.cashRounding, entry.symbol, entry.narrowSymbol,
-                            try json(entry.symbols), try json(entry.names), entry.isoName, try json(entry.countries),
-                            entry.retired,
-                        ])
+                    try session.execute("""
+                        INSERT INTO currency (generation, code, numeric, minor_units, iso_minor_units, cldr_minor_units,
+                            cash_rounding, symbol, narrow_symbol, symbols, names, iso_name, countries, retired)
+                        VALUES (\(generation), \(entry.code), \(entry.numeric), \(entry.minorUnits), \(entry.isoMinorUnits),
+                            \(entry.cldrMinorUnits), \(entry.cashRounding), \(entry.symbol), \(entry.narrowSymbol),
+                            \(try json(entry.symbols)), \(try json(entry.names)), \(entry.isoName), \(try json(entry.countries)),
+                            \(entry.retired))
+                        """)
                     for term in SearchTerm.terms(of: entry, territories: data.territories) {
-                        try db.execute(
-                            sql: "INSERT OR IGNORE INTO currency_term (generation, code, kind, language, term) VALUES (?, ?, ?, ?, ?)",
-                            arguments: [generation, entry.code, term.kind.rawValue, term.language, term.text])
+                        try session.execute("""
+                            INSERT INTO currency_term (generation, code, kind, language, term)
+                            VALUES (\(generation), \(entry.code), \(term.kind.rawValue), \(term.language), \(term.text))
+                            ON CONFLICT DO NOTHING
+                            """)
                     }
                 }
-                loaded += chunk.count
-                try db.execute(
-                    sql: "UPDATE load_state SET claim_loaded = ?, claim_heartbeat_ms = ? WHERE id = 1",
-                    arguments: [loaded, LoadState.nowMilliseconds()])
+                try session.execute(
+                    "UPDATE load_state SET claim_loaded = \(loaded + chunk.count), claim_heartbeat_ms = \(Timestamp.now()) WHERE id = 1")
             }
+            loaded += chunk.count
         }
 
-        try store.database.write { db in
-            try verify(claim, db)
-            try db.execute(
-                sql: """
-                    UPDATE load_state SET active_generation = ?, active_version = ?, active_source = ?, active_count = ?,
-                        activated_at_ms = ?, claim_generation = NULL, claim_owner = NULL, claim_pid = NULL,
-                        claim_host = NULL, claim_version = NULL, claim_source = NULL, claim_loaded = NULL,
-                        claim_total = NULL, claim_heartbeat_ms = NULL
-                    WHERE id = 1
-                    """,
-                arguments: [generation, data.version, source.rawValue, data.currencies.count, LoadState.nowMilliseconds()])
+        try store.engine.write { session in
+            try verify(claim, session)
+            try session.execute("""
+                UPDATE load_state SET active_generation = \(generation), active_version = \(data.version),
+                    active_source = \(source.rawValue), active_count = \(data.currencies.count),
+                    activated_at_ms = \(Timestamp.now()), \(LoadState.noClaim)
+                WHERE id = 1
+                """)
             for table in CurrencySchema.dataTables {
-                try db.execute(sql: "DELETE FROM \(table) WHERE generation <> ?", arguments: [generation])
+                try session.execute("DELETE FROM \(raw: table) WHERE generation <> \(generation)")
             }
         }
         onEvent?(.switched(version: data.version, count: data.currencies.count))

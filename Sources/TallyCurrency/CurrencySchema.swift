@@ -1,6 +1,6 @@
-import GRDB
+import TallyStorage
 
-/// The tables of `currency.sqlite`.
+/// The tables of the currency service's database (`currency.sqlite`).
 ///
 /// Every row of currency data carries the `generation` of the load that wrote it. Readers only
 /// look at the generation `load_state.active_generation` names, so a load writes its rows beside
@@ -14,77 +14,89 @@ import GRDB
 /// territory        (generation, region) -> the region's names
 /// region_currency  (generation, region) -> the region's default currency
 /// ```
+///
+/// Steps are append-only: a shipped step never changes, so a later change is a new step.
 enum CurrencySchema {
-    static func register(_ migrator: inout DatabaseMigrator) {
-        migrator.registerMigration("currency-v1") { db in
-            try db.execute(sql: """
-                CREATE TABLE load_state (
-                    id INTEGER PRIMARY KEY CHECK (id = 1),
-                    -- The set readers use; NULL until the first load completes.
-                    active_generation INTEGER,
-                    active_version TEXT,
-                    active_source TEXT,
-                    active_count INTEGER,
-                    activated_at_ms INTEGER,
-                    -- Generations are never reused, so rows of an abandoned load never pass for a new one.
-                    next_generation INTEGER NOT NULL DEFAULT 1,
-                    -- The load in progress, NULL when none: who claimed it, and how far it got.
-                    claim_generation INTEGER,
-                    claim_owner TEXT,
-                    claim_pid INTEGER,
-                    claim_host TEXT,
-                    claim_version TEXT,
-                    claim_source TEXT,
-                    claim_loaded INTEGER,
-                    claim_total INTEGER,
-                    -- Renewed after every chunk; a claim not renewed for a while is stale.
-                    claim_heartbeat_ms INTEGER
-                );
-                INSERT INTO load_state (id) VALUES (1);
+    static let migrations: [Migration] = [
+        Migration("currency-v1") { session in
+            try session.create(TableSchema(
+                "load_state",
+                columns: [
+                    ColumnSchema("id", .integer, check: "id = 1"),
+                    // The set readers use; NULL until the first load completes.
+                    ColumnSchema("active_generation", .integer, notNull: false),
+                    ColumnSchema("active_version", .text, notNull: false),
+                    ColumnSchema("active_source", .text, notNull: false),
+                    ColumnSchema("active_count", .integer, notNull: false),
+                    // Integer milliseconds since 1970 here and in claim_heartbeat_ms, not `.timestamp`:
+                    // they are heartbeats that the loaders compare in code (`LoadState.Claim.isStale`),
+                    // never in SQL, and the same in every engine keeps that code engine-neutral.
+                    ColumnSchema("activated_at_ms", .integer, notNull: false),
+                    // Generations are never reused, so rows of an abandoned load never pass for a new one.
+                    ColumnSchema("next_generation", .integer, default: "1"),
+                    // The load in progress, NULL when none: who claimed it, and how far it got.
+                    ColumnSchema("claim_generation", .integer, notNull: false),
+                    ColumnSchema("claim_owner", .text, notNull: false),
+                    ColumnSchema("claim_pid", .integer, notNull: false),
+                    ColumnSchema("claim_host", .text, notNull: false),
+                    ColumnSchema("claim_version", .text, notNull: false),
+                    ColumnSchema("claim_source", .text, notNull: false),
+                    ColumnSchema("claim_loaded", .integer, notNull: false),
+                    ColumnSchema("claim_total", .integer, notNull: false),
+                    // Renewed after every chunk; a claim not renewed for a while is stale.
+                    ColumnSchema("claim_heartbeat_ms", .integer, notNull: false),
+                ],
+                primaryKey: ["id"]))
+            try session.execute("INSERT INTO load_state (id) VALUES (1)")
 
-                CREATE TABLE currency (
-                    generation INTEGER NOT NULL,
-                    code TEXT NOT NULL,
-                    numeric TEXT,
-                    minor_units INTEGER NOT NULL,
-                    iso_minor_units INTEGER,
-                    cldr_minor_units INTEGER,
-                    cash_rounding TEXT,
-                    symbol TEXT NOT NULL,
-                    narrow_symbol TEXT NOT NULL,
-                    symbols TEXT NOT NULL,   -- JSON array of strings
-                    names TEXT NOT NULL,     -- JSON object: language -> name
-                    iso_name TEXT,
-                    countries TEXT NOT NULL, -- JSON array of region codes
-                    retired INTEGER NOT NULL,
-                    PRIMARY KEY (generation, code)
-                ) WITHOUT ROWID;
+            try session.create(TableSchema(
+                "currency",
+                columns: [
+                    ColumnSchema("generation", .integer),
+                    ColumnSchema("code", .text),
+                    ColumnSchema("numeric", .text, notNull: false),
+                    ColumnSchema("minor_units", .integer),
+                    ColumnSchema("iso_minor_units", .integer, notNull: false),
+                    ColumnSchema("cldr_minor_units", .integer, notNull: false),
+                    ColumnSchema("cash_rounding", .text, notNull: false),
+                    ColumnSchema("symbol", .text),
+                    ColumnSchema("narrow_symbol", .text),
+                    ColumnSchema("symbols", .text),  // JSON array of strings
+                    ColumnSchema("names", .text),  // JSON object: language -> name
+                    ColumnSchema("iso_name", .text, notNull: false),
+                    ColumnSchema("countries", .text),  // JSON array of region codes
+                    // A flag, read with `NOT retired`: SQLite files have kept it as INTEGER 0/1 since
+                    // this step first shipped; PostgreSQL gets a BOOLEAN.
+                    ColumnSchema("retired", session.dialect == .sqlite ? .integer : .bool),
+                ],
+                primaryKey: ["generation", "code"], withoutRowID: true))
 
-                CREATE TABLE currency_term (
-                    generation INTEGER NOT NULL,
-                    code TEXT NOT NULL,
-                    kind TEXT NOT NULL,      -- code, symbol, name, country
-                    language TEXT NOT NULL,  -- '' for codes and symbols; en, ja, zh for names
-                    term TEXT NOT NULL,      -- SearchText.fold of the original
-                    PRIMARY KEY (generation, code, kind, language, term)
-                ) WITHOUT ROWID;
+            try session.create(TableSchema(
+                "currency_term",
+                columns: [
+                    ColumnSchema("generation", .integer),
+                    ColumnSchema("code", .text),
+                    ColumnSchema("kind", .text),  // code, symbol, name, country
+                    ColumnSchema("language", .text),  // '' for codes and symbols; en, ja, zh for names
+                    ColumnSchema("term", .text),  // SearchText.fold of the original
+                ],
+                primaryKey: ["generation", "code", "kind", "language", "term"], withoutRowID: true))
 
-                CREATE TABLE territory (
-                    generation INTEGER NOT NULL,
-                    region TEXT NOT NULL,
-                    names TEXT NOT NULL,     -- JSON object: language -> name
-                    PRIMARY KEY (generation, region)
-                ) WITHOUT ROWID;
+            try session.create(TableSchema(
+                "territory",
+                columns: [
+                    ColumnSchema("generation", .integer),
+                    ColumnSchema("region", .text),
+                    ColumnSchema("names", .text),  // JSON object: language -> name
+                ],
+                primaryKey: ["generation", "region"], withoutRowID: true))
 
-                CREATE TABLE region_currency (
-                    generation INTEGER NOT NULL,
-                    region TEXT NOT NULL,
-                    code TEXT NOT NULL,
-                    PRIMARY KEY (generation, region)
-                ) WITHOUT ROWID;
-                """)
+            try session.create(TableSchema(
+                "region_currency",
+                columns: [ColumnSchema("generation", .integer), ColumnSchema("region", .text), ColumnSchema("code", .text)],
+                primaryKey: ["generation", "region"], withoutRowID: true))
         }
-    }
+    ]
 
     /// The tables whose rows belong to a generation.
     static let dataTables = ["currency", "currency_term", "territory", "region_currency"]

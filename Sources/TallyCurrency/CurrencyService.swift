@@ -2,11 +2,12 @@ import Foundation
 import Logging
 import TallyMoney
 import TallyProtocol
+import TallyStorage
 import TallyWorker
 
 /// The currency service: ISO 4217 currencies with CLDR's names and symbols, for a currency picker
-/// (search, look up, the default for a locale). Its data lives in `<data-dir>/currency.sqlite`,
-/// shared by every worker process on the host.
+/// (search, look up, the default for a locale). Its data lives in a `CurrencyStore`
+/// (`<data-dir>/currency.sqlite`), shared by every worker process on the host.
 ///
 /// A worker starts answering at once: while the data is loading, `currency.status` reports the
 /// progress and the other commands answer `unavailable`. Loading runs on a thread of its own (see
@@ -27,15 +28,15 @@ public struct CurrencyService: ServiceHandler {
         resources = store
     }
 
-    /// Opens `<dataDirectory>/currency.sqlite` and starts making `data` (the embedded set, unless a
+    /// Opens the currency data on `engine` and starts making `data` (the embedded set, unless a
     /// test says otherwise) the active set in the background, unless it already is or an operator
     /// has loaded a file.
     /// - Parameter chunkDelay: a pause before each chunk of the load; only for tests (`--currency-load-delay-ms`).
     public init(
-        dataDirectory: String, data: @autoclosure @escaping @Sendable () -> CurrencyData = CurrencyData.embedded,
+        engine: any StorageEngine, data: @autoclosure @escaping @Sendable () -> CurrencyData = CurrencyData.embedded,
         chunkDelay: Duration = .zero, logger: Logger = Logger(label: "tally.currency")
     ) throws {
-        let store = try CurrencyStore(directory: dataDirectory)
+        let store = try CurrencyStore(engine: engine)
         self.init(store: store)
         var loader = CurrencyLoader(store: store)
         loader.chunkDelay = chunkDelay

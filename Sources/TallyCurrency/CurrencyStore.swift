@@ -1,26 +1,30 @@
 import Foundation
-import GRDB
 import TallyProtocol
 import TallyStorage
 
-/// The currency service's database, `<data-dir>/currency.sqlite`, and every query on it.
+/// The currency service's data (`currency.sqlite` by default), and every query on it.
 ///
 /// Each query runs in one read transaction: it reads which generation is active and then only
 /// that generation's rows, all from one snapshot, so a load switching sets meanwhile is invisible
 /// until the next query.
+///
+/// Why the engine itself and not a `ServiceStore`: the currency service records no events and
+/// takes no keyed changes (its one writer, `CurrencyLoader`, keeps its own claim protocol), so a
+/// `ServiceStore` would only add an outbox and an idempotency table that stay empty forever.
 public final class CurrencyStore: Sendable {
-    public let database: ServiceDatabase
+    public let engine: any StorageEngine
 
-    public init(directory: String, busyTimeout: Duration = .seconds(10)) throws {
-        database = try ServiceDatabase(
-            directory: directory, name: "currency", busyTimeout: busyTimeout, migrations: CurrencySchema.register)
+    /// Opens the currency data on `engine` and brings its schema up to date.
+    public init(engine: any StorageEngine) throws {
+        self.engine = engine
+        try engine.migrate(CurrencySchema.migrations)
     }
 
     // MARK: Status
 
     public func status() throws -> CurrencyStatus {
-        try database.read { db in
-            let state = try LoadState.read(db)
+        try engine.read { session in
+            let state = try LoadState.read(session)
             guard let active = state.active else {
                 return CurrencyStatus(
                     state: .loading, count: nil, dataVersion: nil, source: nil,
@@ -36,9 +40,9 @@ public final class CurrencyStore: Sendable {
     }
 
     /// Runs `body` on the active set, or answers `unavailable` while there is none.
-    func reading<T>(_ body: (Database, LoadState.Active) throws -> T) throws -> T {
-        try database.read { db in
-            let state = try LoadState.read(db)
+    func reading<T>(_ body: (any SQLSession, LoadState.Active) throws -> T) throws -> T {
+        try engine.read { session in
+            let state = try LoadState.read(session)
             guard let active = state.active else {
                 if let claim = state.claim {
                     throw TallyError(
@@ -47,7 +51,7 @@ public final class CurrencyStore: Sendable {
                 }
                 throw TallyError(.unavailable, "the currency data is not loaded yet; retry shortly")
             }
-            return try body(db, active)
+            return try body(session, active)
         }
     }
 
@@ -61,28 +65,25 @@ public final class CurrencyStore: Sendable {
         query: String, language: NameLanguage, includeRetired: Bool, after: SearchCursor?, limit: Int
     ) throws -> (page: [CurrencySummary], total: Int, last: (MatchRank, String)?, more: Bool) {
         let folded = SearchText.fold(query)
-        return try reading { db, active in
+        return try reading { session, active in
             var best: [String: MatchRank] = [:]
+            let current: SQL = includeRetired ? "" : " AND NOT c.retired"
             if folded.isEmpty {
-                let codes = try String.fetchAll(
-                    db, sql: "SELECT code FROM currency WHERE generation = ? AND (retired = 0 OR ?)",
-                    arguments: [active.generation, includeRetired])
+                let codes = try session.fetchValues(
+                    "SELECT c.code FROM currency c WHERE c.generation = \(active.generation)\(current)", as: String.self)
                 for code in codes { best[code] = .prefix }
             } else {
-                let rows = try Row.fetchCursor(
-                    db,
-                    sql: """
-                        SELECT t.code, t.kind, t.term FROM currency_term t
-                        JOIN currency c ON c.generation = t.generation AND c.code = t.code
-                        WHERE t.generation = ? AND t.language IN ('', 'en', ?) AND instr(t.term, ?) > 0
-                            AND (c.retired = 0 OR ?)
-                        """,
-                    arguments: [active.generation, language.rawValue, folded, includeRetired])
-                while let row = try rows.next() {
-                    guard let kind = SearchTerm.Kind(rawValue: row["kind"]),
-                        let rank = MatchRank(term: row["term"], kind: kind, query: folded)
+                let rows = try session.fetchAll("""
+                    SELECT t.code, t.kind, t.term FROM currency_term t
+                    JOIN currency c ON c.generation = t.generation AND c.code = t.code
+                    WHERE t.generation = \(active.generation) AND t.language IN ('', 'en', \(language.rawValue))
+                        AND \(SQL.contains("t.term", folded))\(current)
+                    """)
+                for row in rows {
+                    guard let kind = SearchTerm.Kind(rawValue: try row["kind"]),
+                        let rank = MatchRank(term: try row["term"], kind: kind, query: folded)
                     else { continue }
-                    let code: String = row["code"]
+                    let code: String = try row["code"]
                     if best[code].map({ rank < $0 }) ?? true { best[code] = rank }
                 }
             }
@@ -90,7 +91,7 @@ public final class CurrencyStore: Sendable {
                 .sorted { ($0.rank.rawValue, $0.code) < ($1.rank.rawValue, $1.code) }
             let remaining = after.map { cursor in ordered.filter { cursor.precedes(rank: $0.rank, code: $0.code) } } ?? ordered
             let page = Array(remaining.prefix(limit))
-            let summaries = try summaries(db, generation: active.generation, codes: page.map(\.code), language: language)
+            let summaries = try summaries(session, generation: active.generation, codes: page.map(\.code), language: language)
             return (summaries, ordered.count, page.last.map { ($0.rank, $0.code) }, remaining.count > page.count)
         }
     }
@@ -99,46 +100,41 @@ public final class CurrencyStore: Sendable {
 
     /// The currency with `code` (upper-case), retired or not; nil when the active set has none.
     func currency(code: String, language: NameLanguage) throws -> CurrencyDetail? {
-        try reading { db, active in
-            guard let row = try StoredCurrency.fetch(db, generation: active.generation, codes: [code]).first else { return nil }
-            let names = try territoryNames(db, generation: active.generation, regions: row.countries, language: language)
+        try reading { session, active in
+            guard let row = try StoredCurrency.fetch(session, generation: active.generation, codes: [code]).first else { return nil }
+            let names = try territoryNames(session, generation: active.generation, regions: row.countries, language: language)
             return row.detail(language: language, countryNames: names)
         }
     }
 
     /// The default currency of `region` (upper-case), as the active set has it.
     func defaultCurrency(region: String, language: NameLanguage) throws -> CurrencySummary? {
-        try reading { db, active in
-            guard let code = try String.fetchOne(
-                db, sql: "SELECT code FROM region_currency WHERE generation = ? AND region = ?",
-                arguments: [active.generation, region])
+        try reading { session, active in
+            guard let code = try session.fetchValue(
+                "SELECT code FROM region_currency WHERE generation = \(active.generation) AND region = \(region)", as: String.self)
             else { return nil }
-            return try summaries(db, generation: active.generation, codes: [code], language: language).first
+            return try summaries(session, generation: active.generation, codes: [code], language: language).first
         }
     }
 
     /// Summaries of `codes`, in that order.
-    private func summaries(_ db: Database, generation: Int64, codes: [String], language: NameLanguage) throws -> [CurrencySummary] {
-        let rows = try StoredCurrency.fetch(db, generation: generation, codes: codes)
-        let names = try territoryNames(db, generation: generation, regions: rows.flatMap(\.countries), language: language)
+    private func summaries(_ session: any SQLSession, generation: Int64, codes: [String], language: NameLanguage) throws -> [CurrencySummary] {
+        let rows = try StoredCurrency.fetch(session, generation: generation, codes: codes)
+        let names = try territoryNames(session, generation: generation, regions: rows.flatMap(\.countries), language: language)
         let byCode = Dictionary(uniqueKeysWithValues: rows.map { ($0.code, $0) })
         return codes.compactMap { byCode[$0]?.summary(language: language, countryNames: names) }
     }
 
     /// The names of `regions` in `language` (English when missing), by region code.
-    private func territoryNames(_ db: Database, generation: Int64, regions: [String], language: NameLanguage) throws -> [String: String] {
+    private func territoryNames(_ session: any SQLSession, generation: Int64, regions: [String], language: NameLanguage) throws -> [String: String] {
         let unique = Array(Set(regions))
         guard !unique.isEmpty else { return [:] }
-        let placeholders = Array(repeating: "?", count: unique.count).joined(separator: ", ")
-        var arguments: [any DatabaseValueConvertible] = [generation]
-        arguments.append(contentsOf: unique)
-        let rows = try Row.fetchAll(
-            db, sql: "SELECT region, names FROM territory WHERE generation = ? AND region IN (\(placeholders))",
-            arguments: StatementArguments(arguments))
+        let rows = try session.fetchAll(
+            "SELECT region, names FROM territory WHERE generation = \(generation) AND region IN (\(list: unique))")
         var result: [String: String] = [:]
         for row in rows {
-            let names = try StoredCurrency.decode([String: String].self, row["names"])
-            result[row["region"]] = names[language.rawValue] ?? names[NameLanguage.english.rawValue]
+            let names = try StoredCurrency.decode([String: String].self, try row["names"])
+            result[try row["region"]] = names[language.rawValue] ?? names[NameLanguage.english.rawValue]
         }
         return result
     }
@@ -160,21 +156,15 @@ struct StoredCurrency {
     var countries: [String]
     var retired: Bool
 
-    static func fetch(_ db: Database, generation: Int64, codes: [String]) throws -> [StoredCurrency] {
+    static func fetch(_ session: any SQLSession, generation: Int64, codes: [String]) throws -> [StoredCurrency] {
         guard !codes.isEmpty else { return [] }
-        let placeholders = Array(repeating: "?", count: codes.count).joined(separator: ", ")
-        var arguments: [any DatabaseValueConvertible] = [generation]
-        arguments.append(contentsOf: codes)
-        return try Row.fetchAll(
-            db, sql: "SELECT * FROM currency WHERE generation = ? AND code IN (\(placeholders))",
-            arguments: StatementArguments(arguments)
-        ).map { row in
+        return try session.fetchAll("SELECT * FROM currency WHERE generation = \(generation) AND code IN (\(list: codes))").map { row in
             StoredCurrency(
-                code: row["code"], numeric: row["numeric"], minorUnits: row["minor_units"],
-                isoMinorUnits: row["iso_minor_units"], cldrMinorUnits: row["cldr_minor_units"],
-                cashRounding: row["cash_rounding"], symbol: row["symbol"], narrowSymbol: row["narrow_symbol"],
-                symbols: try decode([String].self, row["symbols"]), names: try decode([String: String].self, row["names"]),
-                isoName: row["iso_name"], countries: try decode([String].self, row["countries"]), retired: row["retired"])
+                code: try row["code"], numeric: try row["numeric"], minorUnits: try row["minor_units"],
+                isoMinorUnits: try row["iso_minor_units"], cldrMinorUnits: try row["cldr_minor_units"],
+                cashRounding: try row["cash_rounding"], symbol: try row["symbol"], narrowSymbol: try row["narrow_symbol"],
+                symbols: try decode([String].self, try row["symbols"]), names: try decode([String: String].self, try row["names"]),
+                isoName: try row["iso_name"], countries: try decode([String].self, try row["countries"]), retired: try row["retired"])
         }
     }
 

@@ -1,5 +1,5 @@
 import Foundation
-import GRDB
+import TallyStorage
 
 /// Where a currency data set came from. A set loaded from a file stays until an operator loads
 /// another; a set from the binary is replaced by a binary with different embedded data.
@@ -42,29 +42,42 @@ struct LoadState: Sendable {
     var claim: Claim?
     var nextGeneration: Int64
 
-    static func read(_ db: Database) throws -> LoadState {
-        guard let row = try Row.fetchOne(db, sql: "SELECT * FROM load_state WHERE id = 1") else {
-            throw CurrencyStorageError("load_state has no row; the currency database is damaged")
-        }
-        var state = LoadState(nextGeneration: row["next_generation"])
-        if let generation: Int64 = row["active_generation"] {
-            state.active = Active(
-                generation: generation, version: row["active_version"] ?? "",
-                source: CurrencySource(rawValue: row["active_source"] ?? "") ?? .embedded, count: row["active_count"] ?? 0)
-        }
-        if let generation: Int64 = row["claim_generation"] {
-            state.claim = Claim(
-                generation: generation, owner: row["claim_owner"] ?? "",
-                loader: LoaderIdentity(pid: row["claim_pid"] ?? 0, host: row["claim_host"] ?? ""),
-                version: row["claim_version"] ?? "", source: CurrencySource(rawValue: row["claim_source"] ?? "") ?? .embedded,
-                loaded: row["claim_loaded"] ?? 0, total: row["claim_total"] ?? 0,
-                heartbeatMilliseconds: row["claim_heartbeat_ms"] ?? 0)
-        }
-        return state
+    /// The state as of the caller's snapshot.
+    static func read(_ session: any SQLSession) throws -> LoadState {
+        try LoadState(try session.fetchOne("SELECT * FROM load_state WHERE id = 1"))
     }
 
-    /// Milliseconds since 1970, the clock claims are stamped with; every process on a host shares it.
-    static func nowMilliseconds() -> Int64 { Int64((Date().timeIntervalSince1970 * 1000).rounded()) }
+    /// The state, read by a write of the row that holds the row's lock until the transaction ends:
+    /// what a loader decides on it cannot be overtaken by another loader's commit.
+    static func lock(_ session: any SQLSession) throws -> LoadState {
+        try LoadState(try session.fetchOne("UPDATE load_state SET next_generation = next_generation WHERE id = 1 RETURNING *"))
+    }
+
+    /// The assignments that clear the claim.
+    static let noClaim: SQL = """
+        claim_generation = NULL, claim_owner = NULL, claim_pid = NULL, claim_host = NULL, claim_version = NULL,
+        claim_source = NULL, claim_loaded = NULL, claim_total = NULL, claim_heartbeat_ms = NULL
+        """
+
+    private init(_ row: SQLRow?) throws {
+        guard let row else { throw CurrencyStorageError("load_state has no row; the currency database is damaged") }
+        nextGeneration = try row["next_generation"]
+        if let generation: Int64 = try row["active_generation"] {
+            active = Active(
+                generation: generation, version: try row["active_version"] ?? "",
+                source: CurrencySource(rawValue: try row["active_source"] ?? "") ?? .embedded,
+                count: try row["active_count"] ?? 0)
+        }
+        if let generation: Int64 = try row["claim_generation"] {
+            claim = Claim(
+                generation: generation, owner: try row["claim_owner"] ?? "",
+                loader: LoaderIdentity(pid: try row["claim_pid"] ?? 0, host: try row["claim_host"] ?? ""),
+                version: try row["claim_version"] ?? "",
+                source: CurrencySource(rawValue: try row["claim_source"] ?? "") ?? .embedded,
+                loaded: try row["claim_loaded"] ?? 0, total: try row["claim_total"] ?? 0,
+                heartbeatMilliseconds: try row["claim_heartbeat_ms"] ?? 0)
+        }
+    }
 }
 
 /// The currency database is not in a state Tally wrote: a bug or a damaged file. Reported as `internal`.

@@ -1,6 +1,5 @@
 import Foundation
 import TallyProtocol
-import TallyStorage
 import TallyWorker
 
 /// The `alerts` service: stored alerts, for a client that was offline (or a `tally watch` that
@@ -20,11 +19,6 @@ public struct AlertsService: ServiceHandler {
 
     public init(store: NotifierStore) {
         resources = store
-    }
-
-    /// Opens (creating and migrating if needed) `<directory>/notifier.sqlite`.
-    public init(dataDirectory: String) throws {
-        self.init(store: try NotifierStore(directory: dataDirectory))
     }
 
     /// `alerts.list`: alerts after a sequence, oldest first, optionally of one kind or owner, a page at a time.

@@ -9,7 +9,8 @@ import TallyProtocol
 /// sequences actually handled, in the same transaction that handles them. A publish lost to a
 /// crash, a notifier that was down, a slow-joining PUB — each leaves the watermark below the
 /// service's last sequence, and the next catch-up (on the gap, or periodic) fetches from there.
-/// Why it cannot alert twice: handling is keyed by event id in that same transaction.
+/// Why it cannot alert twice: handling is keyed by event id in that same transaction (an id is kept
+/// until the watermark passes it and for a week after its handling, `NotifierStore.handledEventRetention`).
 public final class EventProcessor {
     public typealias Publish = (_ topic: String, _ body: Data) -> Void
 

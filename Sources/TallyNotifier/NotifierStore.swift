@@ -1,28 +1,38 @@
 import Foundation
-import GRDB
 import TallyProtocol
 import TallyStorage
 
-/// `notifier.sqlite`: which events have been handled, how far each source has been handled
-/// without a hole, and every alert. One event is handled in ONE transaction — recorded as
-/// handled, its source's progress advanced, its alerts inserted — so a notifier that dies at any
-/// point either did all of it or none of it, and a restart never alerts twice.
+/// The notifier's data (`notifier.sqlite` by default): which events have been handled, how far
+/// each source has been handled without a hole, and every alert. One event is handled in ONE
+/// transaction — recorded as handled, its source's progress advanced, its alerts numbered and
+/// inserted — so a notifier that dies at any point either did all of it or none of it, and a
+/// restart never alerts twice.
+///
+/// Alerts are numbered from the one row of `alert_counter`, taken with `UPDATE ... RETURNING` in
+/// that transaction (as a service's outbox numbers its events): the row stays locked until the
+/// transaction ends, so numbers are given out one transaction at a time and a rollback gives its
+/// numbers back. Sequences therefore have no gaps and grow in commit order, also with several
+/// notifiers on one database; `alerts.list`'s `last_sequence` and `tally watch` rely on both.
+///
+/// Why the engine and not a `ServiceStore`: the notifier records no domain events of its own and
+/// takes no keyed changes; what it stores per event is its own exactly-once bookkeeping.
 public final class NotifierStore: Sendable {
-    public let database: ServiceDatabase
+    /// How long after handling an event its id is kept, once its source's watermark has passed
+    /// it. Ids above the watermark are kept whatever their age: the watermark walks over them.
+    /// Below it, an id only serves to drop a copy of its event that arrives late, and copies come
+    /// within seconds (a live publish racing the catch-up that fetched the same event, the SUB
+    /// socket's queue), so a week is ample; a copy later than that would be handled again.
+    /// Without this the table would keep one row per event forever.
+    public static let handledEventRetention: Duration = .seconds(7 * 24 * 3600)
+
+    public let engine: any StorageEngine
     private let rules: [any AlertRule]
 
-    public init(database: ServiceDatabase, rules: [any AlertRule] = AlertRules.all) {
-        self.database = database
+    /// Opens the notifier's data on `engine` and brings its schema up to date.
+    public init(engine: any StorageEngine, rules: [any AlertRule] = AlertRules.all) throws {
+        self.engine = engine
         self.rules = rules
-    }
-
-    /// Opens (creating and migrating if needed) `<directory>/notifier.sqlite`.
-    public convenience init(directory: String, rules: [any AlertRule] = AlertRules.all) throws {
-        self.init(database: try Self.openDatabase(directory: directory), rules: rules)
-    }
-
-    public static func openDatabase(directory: String) throws -> ServiceDatabase {
-        try ServiceDatabase(directory: directory, name: "notifier", migrations: NotifierSchema.register)
+        try engine.migrate(NotifierSchema.migrations)
     }
 
     /// What handling one event did.
@@ -36,103 +46,116 @@ public final class NotifierStore: Sendable {
     /// Handles `event` exactly once: a second call with the same event id is a `duplicate`.
     public func handle(_ event: CloudEvent) throws -> Outcome {
         let drafts = AlertRules.alerts(for: event, rules: rules)
-        return try database.write { db in
-            if try Bool.fetchOne(db, sql: "SELECT 1 FROM handled_event WHERE event_id = ?", arguments: [event.id]) == true {
-                return .duplicate
-            }
+        return try engine.write { session in
+            let now = Timestamp.now()
             let source = event.service
-            try db.execute(
-                sql: "INSERT INTO handled_event (event_id, source, sequence, type, handled_at_ms) VALUES (?, ?, ?, ?, ?)",
-                arguments: [event.id, source, event.sequence, event.type, Self.nowMilliseconds()])
-            try db.execute(
-                sql: "INSERT INTO source_progress (source, last_sequence) VALUES (?, 0) ON CONFLICT(source) DO NOTHING",
-                arguments: [source])
-            // Advance the watermark over every sequence now handled without a hole.
-            var watermark = try Int64.fetchOne(
-                db, sql: "SELECT last_sequence FROM source_progress WHERE source = ?", arguments: [source]) ?? 0
-            while try Bool.fetchOne(
-                db, sql: "SELECT 1 FROM handled_event WHERE source = ? AND sequence = ? LIMIT 1",
-                arguments: [source, watermark + 1]) == true
-            {
-                watermark += 1
-            }
-            try db.execute(
-                sql: "UPDATE source_progress SET last_sequence = ?, last_seen_sequence = MAX(last_seen_sequence, ?) WHERE source = ?",
-                arguments: [watermark, event.sequence, source])
-            var alerts: [Alert] = []
-            for draft in drafts {
-                let dataText = String(decoding: try JSONEncoder.tally.encode(draft.data), as: UTF8.self)
-                try db.execute(
-                    sql: """
-                        INSERT INTO alert (kind, owner, text, time, source, event_id, data_json, created_at_ms)
-                        VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-                        """,
-                    arguments: [draft.kind, draft.owner, draft.text, event.time, event.source, event.id, dataText, Self.nowMilliseconds()])
-                alerts.append(Alert(
-                    sequence: db.lastInsertedRowID, kind: draft.kind, owner: draft.owner, text: draft.text, time: event.time,
-                    source: event.source, eventID: event.id, data: draft.data))
-            }
-            return .handled(alerts)
+            // Recording the id first is the duplicate check: a conflict means it was handled (by
+            // another notifier on the same database, the conflict waits for its commit).
+            let recorded = try session.execute("""
+                INSERT INTO handled_event (event_id, source, sequence, type, handled_at_ms)
+                VALUES (\(event.id), \(source), \(event.sequence), \(event.type), \(timestamp: now))
+                ON CONFLICT (event_id) DO NOTHING
+                """)
+            guard recorded == 1 else { return .duplicate }
+            try advanceWatermark(of: source, seen: event.sequence, session)
+            try forgetHandledEvents(before: now - Self.handledEventRetention.components.seconds * 1000, session)
+            return .handled(try store(drafts, of: event, at: now, session))
+        }
+    }
+
+    /// Moves `source`'s watermark over every sequence now handled without a hole.
+    private func advanceWatermark(of source: String, seen sequence: Int64, _ session: any SQLSession) throws {
+        try session.execute("INSERT INTO source_progress (source) VALUES (\(source)) ON CONFLICT (source) DO NOTHING")
+        // Writing the row first holds its lock for the rest of the transaction, so notifiers
+        // sharing a database move one source's watermark one at a time.
+        guard var watermark = try session.fetchValue("""
+            UPDATE source_progress SET last_seen_sequence = CASE WHEN last_seen_sequence < \(sequence) THEN \(sequence)
+                ELSE last_seen_sequence END
+            WHERE source = \(source) RETURNING last_sequence
+            """, as: Int64.self)
+        else { throw StorageFailure(location: engine.location, detail: "the source_progress row of \(source) is missing") }
+        while try session.exists("SELECT 1 FROM handled_event WHERE source = \(source) AND sequence = \(watermark + 1)") {
+            watermark += 1
+        }
+        try session.execute("UPDATE source_progress SET last_sequence = \(watermark) WHERE source = \(source)")
+    }
+
+    /// Deletes the ids of events handled before `cutoff` that their source's watermark has passed
+    /// (see `handledEventRetention`).
+    private func forgetHandledEvents(before cutoff: Int64, _ session: any SQLSession) throws {
+        try session.execute("""
+            DELETE FROM handled_event WHERE handled_at_ms < \(timestamp: cutoff)
+                AND sequence <= (SELECT p.last_sequence FROM source_progress p WHERE p.source = handled_event.source)
+            """)
+    }
+
+    /// Numbers and stores the alerts of `event`.
+    private func store(_ drafts: [AlertDraft], of event: CloudEvent, at now: Int64, _ session: any SQLSession) throws -> [Alert] {
+        guard !drafts.isEmpty else { return [] }
+        guard let last = try session.fetchValue(
+            "UPDATE alert_counter SET last_sequence = last_sequence + \(drafts.count) WHERE id = 1 RETURNING last_sequence",
+            as: Int64.self)
+        else { throw StorageFailure(location: engine.location, detail: "the alert_counter row is missing") }
+        var sequence = last - Int64(drafts.count)
+        return try drafts.map { draft in
+            sequence += 1
+            let dataText = String(decoding: try JSONEncoder.tally.encode(draft.data), as: UTF8.self)
+            try session.execute("""
+                INSERT INTO alert (sequence, kind, owner, text, time, source, event_id, data_json, created_at_ms)
+                VALUES (\(sequence), \(draft.kind), \(draft.owner), \(draft.text), \(event.time), \(event.source), \(event.id),
+                    \(dataText), \(timestamp: now))
+                """)
+            return Alert(
+                sequence: sequence, kind: draft.kind, owner: draft.owner, text: draft.text, time: event.time,
+                source: event.source, eventID: event.id, data: draft.data)
         }
     }
 
     /// The highest sequence of `source` up to which every event has been handled (0: none).
     public func watermark(of source: String) throws -> Int64 {
-        try database.read { db in
-            try Int64.fetchOne(db, sql: "SELECT last_sequence FROM source_progress WHERE source = ?", arguments: [source]) ?? 0
+        try engine.read { session in
+            try session.fetchValue("SELECT last_sequence FROM source_progress WHERE source = \(source)", as: Int64.self) ?? 0
         }
     }
 
     /// Every source the notifier has handled an event of.
     public func knownSources() throws -> [String] {
-        try database.read { db in try String.fetchAll(db, sql: "SELECT source FROM source_progress ORDER BY source") }
+        try engine.read { session in try session.fetchValues("SELECT source FROM source_progress ORDER BY source", as: String.self) }
     }
 
-    /// Whether an event id has been handled.
+    /// Whether an event id has been handled (and not yet forgotten, see `handledEventRetention`).
     public func hasHandled(eventID: String) throws -> Bool {
-        try database.read { db in
-            try Bool.fetchOne(db, sql: "SELECT 1 FROM handled_event WHERE event_id = ?", arguments: [eventID]) == true
-        }
+        try engine.read { session in try session.exists("SELECT 1 FROM handled_event WHERE event_id = \(eventID)") }
     }
 
-    /// The highest alert sequence stored (0: none).
+    /// The highest alert sequence given out (0: none).
     public func lastAlertSequence() throws -> Int64 {
-        try database.read { db in try Self.lastAlertSequence(db) }
+        try engine.read { session in try Self.lastAlertSequence(session) }
     }
 
-    static func lastAlertSequence(_ db: Database) throws -> Int64 {
-        // sqlite_sequence remembers the highest AUTOINCREMENT value even if rows were removed.
-        try Int64.fetchOne(db, sql: "SELECT seq FROM sqlite_sequence WHERE name = 'alert'") ?? 0
+    private static func lastAlertSequence(_ session: any SQLSession) throws -> Int64 {
+        try session.fetchValue("SELECT last_sequence FROM alert_counter WHERE id = 1", as: Int64.self) ?? 0
     }
 
     /// Alerts after `after`, oldest first, optionally of one kind and one owner; at most `limit`.
     public func alerts(after: Int64, kind: String? = nil, owner: String? = nil, limit: Int) throws -> AlertPage {
-        try database.read { db in
-            var sql = "SELECT sequence, kind, owner, text, time, source, event_id, data_json FROM alert WHERE sequence > ?"
-            var arguments: StatementArguments = [after]
-            if let kind {
-                sql += " AND kind = ?"
-                arguments += [kind]
-            }
-            if let owner {
-                sql += " AND owner = ?"
-                arguments += [owner]
-            }
-            sql += " ORDER BY sequence LIMIT ?"
-            arguments += [limit + 1]
-            let rows = try Row.fetchAll(db, sql: sql, arguments: arguments)
+        var conditions: [SQL] = ["sequence > \(after)"]
+        if let kind { conditions.append("kind = \(kind)") }
+        if let owner { conditions.append("owner = \(owner)") }
+        return try engine.read { session in
+            let rows = try session.fetchAll("""
+                SELECT sequence, kind, owner, text, time, source, event_id, data_json FROM alert
+                WHERE \(SQL.joined(conditions, separator: " AND ")) ORDER BY sequence LIMIT \(limit + 1)
+                """)
             let alerts = try rows.prefix(limit).map { row in
-                let dataText: String = row["data_json"]
-                return Alert(
-                    sequence: row["sequence"], kind: row["kind"], owner: row["owner"], text: row["text"], time: row["time"],
-                    source: row["source"], eventID: row["event_id"],
-                    data: try JSONDecoder().decode(JSONValue.self, from: Data(dataText.utf8)))
+                Alert(
+                    sequence: try row["sequence"], kind: try row["kind"], owner: try row["owner"], text: try row["text"],
+                    time: try row["time"], source: try row["source"], eventID: try row["event_id"],
+                    data: try JSONDecoder().decode(JSONValue.self, from: try row["data_json"] as Data))
             }
-            return AlertPage(alerts: alerts, lastSequence: try Self.lastAlertSequence(db), more: rows.count > limit)
+            return AlertPage(alerts: alerts, lastSequence: try Self.lastAlertSequence(session), more: rows.count > limit)
         }
     }
-
-    static func nowMilliseconds() -> Int64 { Int64((Date().timeIntervalSince1970 * 1000).rounded()) }
 }
 
 /// One page of `alerts.list`.
@@ -154,43 +177,5 @@ public struct AlertPage: Codable, Sendable, Equatable {
         case alerts
         case lastSequence = "last_sequence"
         case more
-    }
-}
-
-/// The tables of `notifier.sqlite`. Migrations are append-only.
-enum NotifierSchema {
-    static func register(_ migrator: inout DatabaseMigrator) {
-        migrator.registerMigration("notifier-v1") { db in
-            // Every event handled, by id: what de-duplicates a re-sent or caught-up event.
-            try db.create(table: "handled_event", options: .withoutRowID) { table in
-                table.column("event_id", .text).notNull().primaryKey()
-                table.column("source", .text).notNull()
-                table.column("sequence", .integer).notNull()
-                table.column("type", .text).notNull()
-                table.column("handled_at_ms", .integer).notNull()
-            }
-            try db.create(index: "handled_event_source_sequence", on: "handled_event", columns: ["source", "sequence"])
-            // Per source (service): every sequence up to last_sequence is handled; the highest
-            // seen may be above it while a hole waits to be caught up.
-            try db.create(table: "source_progress", options: .withoutRowID) { table in
-                table.column("source", .text).notNull().primaryKey()
-                table.column("last_sequence", .integer).notNull().defaults(to: 0)
-                table.column("last_seen_sequence", .integer).notNull().defaults(to: 0)
-            }
-            // AUTOINCREMENT: an alert's sequence is never reused, and grows in commit order.
-            try db.create(table: "alert") { table in
-                table.autoIncrementedPrimaryKey("sequence")
-                table.column("kind", .text).notNull()
-                table.column("owner", .text).notNull()
-                table.column("text", .text).notNull()
-                table.column("time", .text).notNull()
-                table.column("source", .text).notNull()
-                table.column("event_id", .text).notNull()
-                table.column("data_json", .text).notNull()
-                table.column("created_at_ms", .integer).notNull()
-            }
-            try db.create(index: "alert_owner", on: "alert", columns: ["owner", "sequence"])
-            try db.create(index: "alert_kind", on: "alert", columns: ["kind", "sequence"])
-        }
     }
 }

@@ -2,6 +2,7 @@ import Foundation
 import TallyMoney
 import TallyProtocol
 @testable import TallyCurrency
+import TallyStorage
 import TallyTesting
 
 /// A fresh data directory in the temporary directory.
@@ -11,30 +12,36 @@ func temporaryDataDirectory() throws -> String {
     return url.path
 }
 
+/// The currency store in `directory` (`currency.sqlite`), opened as a worker process opens it:
+/// two stores on one directory are two connections, as two worker processes are.
+func openStore(_ directory: String) throws -> CurrencyStore {
+    try CurrencyStore(engine: try SQLiteEngine(directory: directory, name: "currency"))
+}
+
 /// A currency database in a temporary directory, with the embedded data loaded unless told otherwise.
 ///
-/// The embedded set is loaded once per test process and copied page by page (SQLite's backup)
-/// into each test's database: loading it costs a good part of a CPU second in a debug build, and
-/// forty tests each loading it kept both threads of a two-core machine's concurrency pool busy
-/// for tens of seconds, stalling every other test of the run.
+/// The embedded set is loaded once per test process and copied (SQLite's online backup, through
+/// `SQLiteEngine.backup(to:)`) into each test's database: loading it costs a good part of a CPU
+/// second in a debug build, and forty tests each loading it kept both threads of a two-core
+/// machine's concurrency pool busy for tens of seconds, stalling every other test of the run.
 func makeStore(loading data: CurrencyData? = CurrencyData.embedded, source: CurrencySource = .embedded) throws -> CurrencyStore {
-    let store = try CurrencyStore(directory: try temporaryDataDirectory())
-    if let data {
-        if source == .embedded && data == CurrencyData.embedded {
-            try EmbeddedTemplate.store.get().database.pool.backup(to: store.database.pool)
-        } else {
-            _ = try CurrencyLoader(store: store).load(data, source: source, policy: .replace)
-        }
+    let directory = try temporaryDataDirectory()
+    guard let data else { return try openStore(directory) }
+    if source == .embedded && data == CurrencyData.embedded {
+        try EmbeddedTemplate.engine.get().backup(to: directory + "/currency.sqlite")
+        return try openStore(directory)
     }
+    let store = try openStore(directory)
+    _ = try CurrencyLoader(store: store).load(data, source: source, policy: .replace)
     return store
 }
 
 /// A database with the embedded set loaded, made once per test process.
 private enum EmbeddedTemplate {
-    static let store = Result {
-        let store = try CurrencyStore(directory: try temporaryDataDirectory())
-        _ = try CurrencyLoader(store: store).load(.embedded, source: .embedded, policy: .replace)
-        return store
+    static let engine = Result { () throws -> SQLiteEngine in
+        let engine = try SQLiteEngine(directory: try temporaryDataDirectory(), name: "currency")
+        _ = try CurrencyLoader(store: try CurrencyStore(engine: engine)).load(.embedded, source: .embedded, policy: .replace)
+        return engine
     }
 }
 

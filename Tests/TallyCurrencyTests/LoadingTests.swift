@@ -1,8 +1,8 @@
 import Foundation
-import GRDB
 import TallyMoney
 import TallyProtocol
 @testable import TallyCurrency
+import TallyStorage
 import TallyTesting
 import Testing
 
@@ -65,7 +65,7 @@ import Testing
         let waited = Observations<Int>()
         let gate = Gate(at: 50)
         let threads = try (0..<2).map { index in
-            var loader = CurrencyLoader(store: try CurrencyStore(directory: directory))
+            var loader = CurrencyLoader(store: try openStore(directory))
             loader.pollInterval = .milliseconds(10)
             if index == 0 { loader.beforeChunk = gate.hook }
             loader.onEvent = { if case .waiting = $0 { waited.append(index) } }
@@ -83,7 +83,7 @@ import Testing
         try await waitUntil("both loaders returned", timeout: .seconds(30)) { outcomes.items.count == 2 }
         #expect(outcomes.items.filter(\.loaded).count == 1)
         #expect(waited.items == [1], "only the second one waited")
-        let store = try CurrencyStore(directory: directory)
+        let store = try openStore(directory)
         #expect(try store.status().state == .ready)
         #expect(try rowGenerations(store) == [1])
     }
@@ -130,7 +130,7 @@ import Testing
     /// and stops; the set that becomes active is whole.
     @Test func aLoaderWhoseClaimWasTakenOverStops() async throws {
         let directory = try temporaryDataDirectory()
-        var slow = CurrencyLoader(store: try CurrencyStore(directory: directory))
+        var slow = CurrencyLoader(store: try openStore(directory))
         let gate = Gate(at: 50)
         slow.beforeChunk = gate.hook
         let slowResult = Observations<String>()
@@ -145,7 +145,7 @@ import Testing
         thread.start()
         try await waitUntil("the slow load holds after 50 currencies") { gate.isReached }
 
-        let store = try CurrencyStore(directory: directory)
+        let store = try openStore(directory)
         var hasty = CurrencyLoader(store: store)
         hasty.staleAfter = .milliseconds(1)
         try await Task.sleep(for: .milliseconds(5))
@@ -192,10 +192,10 @@ import Testing
 
     /// The generations that have rows in any data table.
     private func rowGenerations(_ store: CurrencyStore) throws -> Set<Int64> {
-        try store.database.read { db in
+        try store.engine.read { session in
             var generations = Set<Int64>()
             for table in CurrencySchema.dataTables {
-                generations.formUnion(try Int64.fetchAll(db, sql: "SELECT DISTINCT generation FROM \(table)"))
+                generations.formUnion(try session.fetchValues("SELECT DISTINCT generation FROM \(raw: table)", as: Int64.self))
             }
             return generations
         }
@@ -203,22 +203,18 @@ import Testing
 
     /// Pretends another process claimed a load and wrote part of it.
     private func fakeClaim(_ store: CurrencyStore, generation: Int64, pid: Int32, heartbeatAgo: Duration, partialRows: Int) throws {
-        try store.database.write { db in
-            try db.execute(
-                sql: """
-                    UPDATE load_state SET next_generation = ?, claim_generation = ?, claim_owner = 'someone-else',
-                        claim_pid = ?, claim_host = ?, claim_version = 'theirs', claim_source = 'embedded',
-                        claim_loaded = ?, claim_total = 280, claim_heartbeat_ms = ?
-                    """,
-                arguments: [generation + 1, generation, pid, LoaderIdentity.current.host, partialRows,
-                            LoadState.nowMilliseconds() - heartbeatAgo.wholeMilliseconds])
+        try store.engine.write { session in
+            try session.execute("""
+                UPDATE load_state SET next_generation = \(generation + 1), claim_generation = \(generation),
+                    claim_owner = 'someone-else', claim_pid = \(pid), claim_host = \(LoaderIdentity.current.host),
+                    claim_version = 'theirs', claim_source = 'embedded', claim_loaded = \(partialRows), claim_total = 280,
+                    claim_heartbeat_ms = \(Timestamp.now() - heartbeatAgo.wholeMilliseconds)
+                """)
             for index in 0..<partialRows {
-                try db.execute(
-                    sql: """
-                        INSERT INTO currency (generation, code, minor_units, symbol, narrow_symbol, symbols, names, countries, retired)
-                        VALUES (?, ?, 2, 'x', 'x', '[]', '{"en":"Partial"}', '[]', 0)
-                        """,
-                    arguments: [generation, String(format: "Q%02d", index)])
+                try session.execute("""
+                    INSERT INTO currency (generation, code, minor_units, symbol, narrow_symbol, symbols, names, countries, retired)
+                    VALUES (\(generation), \(String(format: "Q%02d", index)), 2, 'x', 'x', '[]', '{"en":"Partial"}', '[]', \(false))
+                    """)
             }
         }
     }

@@ -18,12 +18,12 @@ import Testing
         let countB = setB.currencies.count
         #expect(countA != countB)
 
-        var writer = CurrencyLoader(store: try CurrencyStore(directory: directory))
+        var writer = CurrencyLoader(store: try openStore(directory))
         _ = try writer.load(setA, source: .embedded, policy: .replace)
         writer.chunkSize = 10
         writer.chunkDelay = .milliseconds(3)
 
-        let reader = try CurrencyStore(directory: directory)
+        let reader = try openStore(directory)
         let stop = Observations<Bool>()
         let seen = Observations<String>()
         let readerThread = Thread {
@@ -65,7 +65,7 @@ import Testing
 
     @Test func aRunningReaderSeesTheNewSetOnItsNextQuery() throws {
         let directory = try temporaryDataDirectory()
-        let worker = try CurrencyStore(directory: directory)
+        let worker = try openStore(directory)
         _ = try CurrencyLoader(store: worker).load(.embedded, source: .embedded, policy: .replace)
         #expect(try run(worker, "currency.get", ["code": "CHF"])["name"] == "Swiss Franc")
 
@@ -74,7 +74,7 @@ import Testing
         let index = try #require(renamed.currencies.firstIndex { $0.code == "CHF" })
         renamed.currencies[index].names["en"] = "Helvetic Franc"
         renamed.currencies[index].isoName = "Helvetic Franc"
-        let operatorsStore = try CurrencyStore(directory: directory)
+        let operatorsStore = try openStore(directory)
         _ = try CurrencyLoader(store: operatorsStore).load(renamed, source: .file, policy: .replace)
 
         #expect(try run(worker, "currency.get", ["code": "CHF"])["name"] == "Helvetic Franc")

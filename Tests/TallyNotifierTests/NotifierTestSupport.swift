@@ -2,11 +2,22 @@ import Foundation
 import Logging
 import TallyNotifier
 import TallyProtocol
+import TallyStorage
 
 /// A fresh notifier database in a temporary directory.
-func makeStore() throws -> NotifierStore {
+func makeStore(rules: [any AlertRule] = AlertRules.all) throws -> NotifierStore {
+    try NotifierStore(engine: try makeEngine(), rules: rules)
+}
+
+/// A fresh, empty `notifier.sqlite` in a temporary directory.
+func makeEngine() throws -> SQLiteEngine {
     let directory = FileManager.default.temporaryDirectory.appendingPathComponent("notifier-test-\(UUID().uuidString.prefix(8))")
-    return try NotifierStore(directory: directory.path)
+    return try SQLiteEngine(directory: directory.path, name: "notifier")
+}
+
+/// Another engine on the file of `engine`, as another notifier process (or a restart) opens it.
+func reopen(_ engine: SQLiteEngine) throws -> SQLiteEngine {
+    try SQLiteEngine(directory: URL(fileURLWithPath: engine.path).deletingLastPathComponent().path, name: "notifier")
 }
 
 func priceEvent(

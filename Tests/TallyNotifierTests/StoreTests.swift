@@ -1,6 +1,5 @@
 import Foundation
-import GRDB
-import TallyNotifier
+@testable import TallyNotifier
 import TallyProtocol
 import TallyStorage
 import Testing
@@ -41,28 +40,109 @@ import Testing
                  AlertDraft(kind: "broken", owner: "ann", text: "second", data: .number(.nan))]
             }
         }
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("notifier-tx-\(UUID().uuidString.prefix(8))").path
-        let broken = NotifierStore(database: try NotifierStore.openDatabase(directory: directory), rules: [Broken()])
+        let broken = try makeStore(rules: [Broken()])
         #expect(throws: (any Error).self) { try broken.handle(priceEvent(sequence: 1)) }
         #expect(try broken.hasHandled(eventID: "evt-1") == false)
         #expect(try broken.watermark(of: "shopping") == 0)
         #expect(try broken.alerts(after: 0, limit: 10).alerts.isEmpty)
 
+        #expect(try broken.lastAlertSequence() == 0, "the numbers the failed attempt took are given back")
+
         // The same database with working rules handles it, once.
-        let working = NotifierStore(database: broken.database)
+        let working = try NotifierStore(engine: broken.engine)
         guard case .handled(let alerts) = try working.handle(priceEvent(sequence: 1)) else {
             Issue.record("not handled")
             return
         }
-        #expect(alerts.count == 1)
+        #expect(alerts.map(\.sequence) == [1])
         #expect(try working.hasHandled(eventID: "evt-1"))
     }
 
     @Test func aRestartKeepsWhatWasHandled() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("notifier-re-\(UUID().uuidString.prefix(8))").path
-        _ = try NotifierStore(directory: directory).handle(priceEvent(sequence: 1))
-        let reopened = try NotifierStore(directory: directory)
+        let engine = try makeEngine()
+        _ = try NotifierStore(engine: engine).handle(priceEvent(sequence: 1))
+        let reopened = try NotifierStore(engine: try reopen(engine))
         #expect(try reopened.handle(priceEvent(sequence: 1)) == .duplicate)
         #expect(try reopened.lastAlertSequence() == 1)
+    }
+
+    /// Two stores on one file are two notifiers on one database: the alert numbers they give out,
+    /// in turn, make one sequence without a gap; events without alerts take no number.
+    @Test func alertSequencesHaveNoGapsAcrossNotifiersSharingADatabase() throws {
+        let engine = try makeEngine()
+        let first = try NotifierStore(engine: engine)
+        let second = try NotifierStore(engine: try reopen(engine))
+        var numbers: [Int64] = []
+        for sequence in Int64(1)...6 {
+            let store = sequence % 2 == 0 ? first : second
+            if sequence == 3 {
+                let quiet = CloudEvent(
+                    id: "evt-quiet", source: "tally/shopping", type: "shopping.list_renamed", time: "2026-11-21T10:00:00.000Z",
+                    subject: "ann/1", sequence: 3, data: [:])
+                #expect(try store.handle(quiet) == .handled([]))
+                continue
+            }
+            guard case .handled(let alerts) = try store.handle(priceEvent(sequence: sequence)) else {
+                Issue.record("event \(sequence) not handled")
+                continue
+            }
+            numbers += alerts.map(\.sequence)
+        }
+        #expect(numbers == [1, 2, 3, 4, 5])
+        #expect(try first.alerts(after: 0, limit: 10).alerts.map(\.sequence) == [1, 2, 3, 4, 5])
+        #expect(try second.alerts(after: 0, limit: 10).lastSequence == 5)
+        #expect(try first.watermark(of: "shopping") == 6)
+    }
+
+    /// A database of the first release (alerts numbered by SQLite's AUTOINCREMENT) goes on from
+    /// the highest number ever given, even when that alert has been deleted since.
+    @Test func anUpgradedDatabaseNumbersOnFromItsHighestAlert() throws {
+        let engine = try makeEngine()
+        try engine.migrate(Array(NotifierSchema.migrations.prefix(1)))
+        try engine.write { session in
+            for index in 1...3 {
+                try session.execute("""
+                    INSERT INTO alert (kind, owner, text, time, source, event_id, data_json, created_at_ms)
+                    VALUES ('price_higher', 'ann', 'old', '2026-11-01T00:00:00.000Z', 'tally/shopping', \("old-\(index)"), '{}', 0)
+                    """)
+            }
+            try session.execute("DELETE FROM alert WHERE sequence = 3")
+        }
+        let store = try NotifierStore(engine: engine)
+        #expect(try store.lastAlertSequence() == 3)
+        guard case .handled(let alerts) = try store.handle(priceEvent(sequence: 1)) else {
+            Issue.record("not handled")
+            return
+        }
+        #expect(alerts.map(\.sequence) == [4])
+        #expect(try store.alerts(after: 0, limit: 10).alerts.map(\.sequence) == [1, 2, 4])
+    }
+
+    /// Handled event ids are kept while the watermark needs them (above it) and for the retention
+    /// below it, so a late copy is still dropped; older ones below the watermark are deleted.
+    @Test func handledEventsBelowTheWatermarkAreForgottenAfterTheRetention() throws {
+        let store = try makeStore()
+        for sequence: Int64 in [1, 2, 3, 5] { _ = try store.handle(priceEvent(sequence: sequence)) }
+        #expect(try store.watermark(of: "shopping") == 3, "4 is missing")
+        let retention = NotifierStore.handledEventRetention.components.seconds * 1000
+        let now = Timestamp.now()
+        try store.engine.write { session in
+            // 1 and 5 were handled longer ago than the retention; 2 just within it.
+            for (id, age) in [("evt-1", retention + 60_000), ("evt-5", retention + 60_000), ("evt-2", retention - 60_000)] {
+                try session.execute("UPDATE handled_event SET handled_at_ms = \(timestamp: now - age) WHERE event_id = \(id)")
+            }
+        }
+
+        _ = try store.handle(priceEvent(sequence: 6))
+        #expect(try store.hasHandled(eventID: "evt-1") == false, "below the watermark and past the retention")
+        #expect(try store.hasHandled(eventID: "evt-5"), "above the watermark: kept whatever its age")
+        #expect(try store.hasHandled(eventID: "evt-2"))
+        #expect(try store.handle(priceEvent(sequence: 2)) == .duplicate, "a late copy within the retention is dropped")
+        #expect(try store.handle(priceEvent(sequence: 5)) == .duplicate)
+
+        // The hole filled, the watermark walks over the old 5 it kept.
+        _ = try store.handle(priceEvent(sequence: 4))
+        #expect(try store.watermark(of: "shopping") == 6)
+        #expect(try store.alerts(after: 0, limit: 10).alerts.map(\.eventID) == ["evt-1", "evt-2", "evt-3", "evt-5", "evt-6", "evt-4"])
     }
 }

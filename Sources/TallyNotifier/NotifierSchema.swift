@@ -1,0 +1,70 @@
+import TallyStorage
+
+/// The tables of the notifier's database (`notifier.sqlite`). Steps are append-only: a shipped
+/// step never changes, so a later change is a new step.
+enum NotifierSchema {
+    static let migrations: [Migration] = [
+        Migration("notifier-v1") { session in
+            // Every event handled, by id: what de-duplicates a re-sent or caught-up event.
+            try session.create(TableSchema(
+                "handled_event",
+                columns: [
+                    ColumnSchema("event_id", .text),
+                    ColumnSchema("source", .text),
+                    ColumnSchema("sequence", .integer),
+                    ColumnSchema("type", .text),
+                    ColumnSchema("handled_at_ms", .timestamp),
+                ],
+                primaryKey: ["event_id"], withoutRowID: true))
+            try session.createIndex("handled_event_source_sequence", on: "handled_event", columns: ["source", "sequence"])
+            // Per source (service): every sequence up to last_sequence is handled; the highest
+            // seen may be above it while a hole waits to be caught up.
+            try session.create(TableSchema(
+                "source_progress",
+                columns: [
+                    ColumnSchema("source", .text),
+                    ColumnSchema("last_sequence", .integer, default: "0"),
+                    ColumnSchema("last_seen_sequence", .integer, default: "0"),
+                ],
+                primaryKey: ["source"], withoutRowID: true))
+            try session.create(TableSchema(
+                "alert",
+                columns: [
+                    // Numbered from alert_counter (see NotifierStore). In SQLite the column keeps the
+                    // AUTOINCREMENT it first shipped with, which numbered alerts before the counter;
+                    // explicit values are stored as given.
+                    ColumnSchema("sequence", session.dialect == .sqlite ? .identity : .integer),
+                    ColumnSchema("kind", .text),
+                    ColumnSchema("owner", .text),
+                    ColumnSchema("text", .text),
+                    ColumnSchema("time", .text),
+                    ColumnSchema("source", .text),
+                    ColumnSchema("event_id", .text),
+                    ColumnSchema("data_json", .text),
+                    ColumnSchema("created_at_ms", .timestamp),
+                ],
+                primaryKey: session.dialect == .sqlite ? [] : ["sequence"]))
+            try session.createIndex("alert_owner", on: "alert", columns: ["owner", "sequence"])
+            try session.createIndex("alert_kind", on: "alert", columns: ["kind", "sequence"])
+        },
+        // The alert numbers, taken with UPDATE ... RETURNING in the transaction that stores the
+        // alerts: gap-free and in commit order even with several notifiers on one database.
+        Migration("notifier-alert-counter") { session in
+            try session.create(TableSchema(
+                "alert_counter",
+                columns: [ColumnSchema("id", .integer, check: "id = 1"), ColumnSchema("last_sequence", .integer)],
+                primaryKey: ["id"]))
+            var last = try session.fetchValue("SELECT MAX(sequence) FROM alert", as: Int64.self) ?? 0
+            if session.dialect == .sqlite {
+                // Until this step, AUTOINCREMENT numbered alerts; it remembers the highest number it
+                // gave out even if that alert was deleted since, and no number is given twice.
+                last = max(last, try session.fetchValue("SELECT seq FROM sqlite_sequence WHERE name = 'alert'", as: Int64.self) ?? 0)
+            }
+            try session.execute("INSERT INTO alert_counter (id, last_sequence) VALUES (1, \(last))")
+        },
+        // Old handled events are deleted by age (NotifierStore.handledEventRetention).
+        Migration("notifier-handled-event-age") { session in
+            try session.createIndex("handled_event_handled_at", on: "handled_event", columns: ["handled_at_ms"])
+        },
+    ]
+}
