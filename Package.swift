@@ -37,7 +37,8 @@ let package = Package(
         .target(name: "TallyProtocol"),
         // Exact money: decimal parsing, minor units per currency, allocation, rounding.
         .target(name: "TallyMoney", dependencies: ["TallyProtocol"]),
-        // One SQLite file per stateful service (GRDB, WAL): migrations, errors, idempotent writes.
+        // State, written once for every engine: engine-neutral SQL, the engines (SQLite through GRDB),
+        // migrations, and ServiceStore (a change, its events and its idempotent result in one transaction).
         .target(name: "TallyStorage", dependencies: [
             "TallyProtocol",
             .product(name: "GRDB", package: "GRDB.swift"),
@@ -104,14 +105,11 @@ let package = Package(
         ]),
 
         .testTarget(name: "TallyProtocolTests", dependencies: ["TallyProtocol"]),
-        .testTarget(name: "TallyStorageTests", dependencies: [
-            "TallyStorage", "TallyProtocol", "TallyTesting", .product(name: "GRDB", package: "GRDB.swift"),
-        ]),
+        .testTarget(name: "TallyStorageTests", dependencies: ["TallyStorage", "TallyProtocol", "TallyTesting"]),
         .testTarget(name: "TallyMoneyTests", dependencies: ["TallyMoney", "TallyProtocol", "TallyTesting"]),
         .testTarget(name: "TallyCalcTests", dependencies: ["TallyCalc", "TallyMoney", "TallyProtocol", "TallyTesting"]),
         .testTarget(name: "TallyAccountsTests", dependencies: [
             "TallyAccounts", "TallyMoney", "TallyStorage", "TallyProtocol", "TallyTesting",
-            .product(name: "GRDB", package: "GRDB.swift"),
         ]),
         .testTarget(name: "TallyCurrencyTests", dependencies: [
             "TallyCurrency", "TallyMoney", "TallyProtocol", "TallyStorage", "TallyTesting",

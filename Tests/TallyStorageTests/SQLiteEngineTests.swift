@@ -1,0 +1,107 @@
+import Foundation
+import Synchronization
+import TallyProtocol
+import TallyStorage
+import TallyTesting
+import Testing
+
+/// The SQLite engine on real files: one WAL file per service, migrations that never race, and
+/// writers from separate connections (as separate processes are) that never see "locked".
+@Suite struct SQLiteEngineTests {
+    private let directory = TemporaryDirectory(prefix: "tally-sqlite")
+
+    static let ledger = Migration("ledger-v1") { session in
+        try session.create(TableSchema("entry", columns: [ColumnSchema("id", .identity), ColumnSchema("writer", .text)]))
+    }
+
+    private func engine(busyTimeout: Duration = .seconds(10)) throws -> SQLiteEngine {
+        let engine = try SQLiteEngine(directory: directory.path, name: "ledger", busyTimeout: busyTimeout)
+        try engine.migrate([Self.ledger])
+        return engine
+    }
+
+    private func count(_ engine: SQLiteEngine) throws -> Int? {
+        try engine.read { try $0.fetchValue("SELECT COUNT(*) FROM entry", as: Int.self) }
+    }
+
+    @Test func opensOneWALFilePerServiceAndMigratesOnce() throws {
+        let first = try engine()
+        #expect(first.path == directory.path + "/ledger.sqlite")
+        #expect(first.location == "sqlite:" + directory.path + "/ledger.sqlite")
+        #expect(try first.read { try $0.fetchValue("PRAGMA journal_mode", as: String.self) } == "wal")
+        _ = try first.write { try $0.execute("INSERT INTO entry (writer) VALUES ('a')") }
+        // Opening again (another worker process would) applies nothing twice and keeps the data.
+        #expect(try count(try engine()) == 1)
+    }
+
+    @Test func workersStartingTogetherMigrateWithoutRacing() throws {
+        let failures = Mutex<[String]>([])
+        DispatchQueue.concurrentPerform(iterations: 6) { _ in
+            do { _ = try engine() } catch { failures.withLock { $0.append("\(error)") } }
+        }
+        #expect(failures.withLock { $0 }.isEmpty, "\(failures.withLock { $0 })")
+    }
+
+    /// Separate engines are separate SQLite connections, locking the file as separate processes do.
+    @Test func concurrentWritersFromSeparateConnectionsNeverSeeLocked() throws {
+        let engines = try (0..<3).map { _ in try engine() }
+        let failures = Mutex<[String]>([])
+        DispatchQueue.concurrentPerform(iterations: 6) { index in
+            for _ in 0..<100 {
+                do {
+                    _ = try engines[index % engines.count].write { try $0.execute("INSERT INTO entry (writer) VALUES (\(String(index)))") }
+                } catch {
+                    failures.withLock { $0.append("\(error)") }
+                }
+            }
+        }
+        #expect(failures.withLock { $0 }.isEmpty, "\(failures.withLock { $0.prefix(3) })")
+        #expect(try count(engines[0]) == 600)
+    }
+
+    @Test func aDatabaseBusyPastItsTimeoutIsUnavailableNotLocked() throws {
+        let holder = try engine()
+        let impatient = try engine(busyTimeout: .milliseconds(100))
+        let holding = DispatchSemaphore(value: 0)
+        let release = DispatchSemaphore(value: 0)
+        let thread = Thread {
+            _ = try? holder.write { session in
+                try session.execute("INSERT INTO entry (writer) VALUES ('holder')")
+                holding.signal()
+                release.wait()
+            }
+        }
+        thread.start()
+        holding.wait()
+        defer { release.signal() }
+        do {
+            _ = try impatient.write { try $0.execute("INSERT INTO entry (writer) VALUES ('late')") }
+            Issue.record("wrote while another connection held the write lock")
+        } catch let error as TallyError {
+            #expect(error.code == .unavailable)
+            #expect(!error.message.contains("locked"))
+        }
+    }
+
+    @Test func aSavepointThatThrowsRollsBackAloneAndTheTransactionGoesOn() throws {
+        let engine = try engine()
+        _ = try engine.write { session in
+            try session.execute("INSERT INTO entry (writer) VALUES ('kept')")
+            _ = try? session.savepoint {
+                try session.execute("INSERT INTO entry (writer) VALUES ('undone')")
+                throw TallyError.invalidArgument("no")
+            }
+        }
+        #expect(try engine.read { try $0.fetchValues("SELECT writer FROM entry", as: String.self) } == ["kept"])
+    }
+
+    @Test func aConsistentCopyIsTakenWhileItServes() throws {
+        let engine = try engine()
+        _ = try engine.write { try $0.execute("INSERT INTO entry (writer) VALUES ('before')") }
+        let copy = directory.path + "/copy/ledger.sqlite"
+        try FileManager.default.createDirectory(atPath: directory.path + "/copy", withIntermediateDirectories: true)
+        try engine.backup(to: copy)
+        let restored = try SQLiteEngine(directory: directory.path + "/copy", name: "ledger")
+        #expect(try count(restored) == 1)
+    }
+}
