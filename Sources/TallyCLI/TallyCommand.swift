@@ -12,7 +12,7 @@ public struct TallyCommand: AsyncParsableCommand {
             """,
         subcommands: [
             UpCommand.self, GatewayCommand.self, WorkerCommand.self, CallCommand.self, CurrencyCommand.self, NotifierCommand.self,
-            WatchCommand.self,
+            WatchCommand.self, BackupCommand.self, RestoreCommand.self,
         ]
     )
 

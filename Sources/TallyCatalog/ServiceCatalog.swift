@@ -26,6 +26,10 @@ public enum ServiceCatalog {
     /// notifier's `alerts.list` on its data).
     public static var workerServices: [String] { all + ["alerts"] }
 
+    /// The databases of a deployment, by name: one per stateful service, and the notifier's
+    /// (which `alerts` workers read).
+    public static let databases = ["accounts", "currency", "shopping", "notifier"]
+
     /// Services that record domain events, whose workers run an event publisher.
     public static let publishingEvents: Set<String> = ["accounts", "shopping"]
 

@@ -133,6 +133,11 @@ public final class TallyStack: @unchecked Sendable {
         return process
     }
 
+    /// The processes launched under `name` (a service's workers are named after the service).
+    public func processes(named name: String) -> [TallyProcess] {
+        lock.withLock { processes }.filter { $0.name == name }
+    }
+
     /// A client of this stack's gateway.
     public func client(timeout: Duration = .seconds(5), tries: Int = 1) throws -> TallyClient {
         try TallyClient(endpoint: frontend, timeout: timeout, tries: tries, context: context)

@@ -20,11 +20,15 @@ public final class SQLiteEngine: StorageEngine {
     public let path: String
     public let pool: DatabasePool
     public var location: String { "sqlite:\(path)" }
+    /// A shared lock on `<path>.in-use` for as long as the engine lives: `restore` takes it
+    /// exclusively, so it never replaces a database a worker is serving from.
+    private let inUse: Int32
 
     /// Opens (creating if needed) `<directory>/<name>.sqlite`.
     public init(directory: String, name: String, busyTimeout: Duration = .seconds(10)) throws {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         path = URL(fileURLWithPath: directory).appendingPathComponent("\(name).sqlite").path
+        inUse = try Self.lockFile(path + ".in-use", exclusive: false, wait: true)!
         var configuration = Configuration()
         configuration.busyMode = .timeout(Double(busyTimeout.components.seconds) + Double(busyTimeout.components.attoseconds) / 1e18)
         configuration.foreignKeysEnabled = true
@@ -51,13 +55,81 @@ public final class SQLiteEngine: StorageEngine {
         }
     }
 
+    deinit { close(inUse) }
+
     /// Copies the database, consistently, while it serves (SQLite's online backup), into a new
-    /// file at `destination`.
-    public func backup(to destination: String) throws {
+    /// file at `destination`: the copy is the database as it was when the backup began, every
+    /// committed change up to then and none after. `progress` hears (pages copied, pages in all).
+    public func backup(to destination: String, progress: ((Int, Int) -> Void)? = nil) throws {
         try translatingErrors {
             let target = try DatabaseQueue(path: destination)
-            try pool.backup(to: target)
+            try pool.backup(to: target, pagesPerStep: progress == nil ? -1 : 256) { step in
+                progress?(step.completedPageCount, step.totalPageCount)
+            }
         }
+    }
+
+    /// Replaces the database at `<directory>/<name>.sqlite` with the backup at `source`, page by
+    /// page. Refuses while any process has the database open (a worker serving from it): stop the
+    /// service's workers first.
+    public static func restore(
+        directory: String, name: String, from source: String, progress: ((Int, Int) -> Void)? = nil
+    ) throws {
+        let path = URL(fileURLWithPath: directory).appendingPathComponent("\(name).sqlite").path
+        guard let lock = try lockFile(path + ".in-use", exclusive: true, wait: false) else {
+            throw TallyError(
+                .failedPrecondition,
+                "\(path) is open in another process (a \(name) worker, or tally up): stop the processes that use it, then restore")
+        }
+        defer { close(lock) }
+        do {
+            var readOnly = Configuration()
+            readOnly.readonly = true
+            let backup = try DatabaseQueue(path: source, configuration: readOnly)
+            let target = try DatabasePool(path: path)
+            try backup.backup(to: target, pagesPerStep: progress == nil ? -1 : 256) { step in
+                progress?(step.completedPageCount, step.totalPageCount)
+            }
+        } catch let error as DatabaseError {
+            throw StorageFailure(location: "sqlite:\(path)", detail: "restoring from \(source): \(error)")
+        }
+    }
+
+    /// Checks a database file (a backup) without changing it: SQLite's integrity check, and the
+    /// schema steps it records. Throws when the file is not a sound database.
+    public static func inspect(file: String) throws -> [String] {
+        do {
+            var configuration = Configuration()
+            configuration.readonly = true
+            let database = try DatabaseQueue(path: file, configuration: configuration)
+            return try database.read { db in
+                let check = try String.fetchAll(db, sql: "PRAGMA integrity_check")
+                guard check == ["ok"] else {
+                    throw StorageFailure(location: "sqlite:\(file)", detail: "integrity check failed: \(check.prefix(5).joined(separator: "; "))")
+                }
+                return try Migrator.applied(GRDBSession(db))
+            }
+        } catch let error as DatabaseError {
+            throw StorageFailure(location: "sqlite:\(file)", detail: "not a readable SQLite database: \(error)")
+        }
+    }
+
+    /// Opens (creating) `path` and locks it: shared or exclusive, waiting or not. Returns the
+    /// descriptor holding the lock, or nil when `wait` is false and the lock is held elsewhere.
+    private static func lockFile(_ path: String, exclusive: Bool, wait: Bool) throws -> Int32? {
+        let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        guard fd >= 0 else {
+            throw StorageFailure(location: "sqlite:\(path)", detail: "cannot open the lock file: \(String(cString: strerror(errno)))")
+        }
+        let operation = (exclusive ? LOCK_EX : LOCK_SH) | (wait ? 0 : LOCK_NB)
+        while flock(fd, operation) != 0 {
+            let code = errno
+            if code == EINTR { continue }
+            close(fd)
+            if code == EWOULDBLOCK { return nil }
+            throw StorageFailure(location: "sqlite:\(path)", detail: "cannot lock: \(String(cString: strerror(code)))")
+        }
+        return fd
     }
 
     private func translatingErrors<T>(_ body: () throws -> T) throws -> T {

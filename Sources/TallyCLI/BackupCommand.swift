@@ -1,0 +1,97 @@
+import ArgumentParser
+import Foundation
+import TallyCatalog
+import TallyStorage
+
+/// `tally backup`: a consistent copy of one service's database, taken while it serves.
+struct BackupCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "backup",
+        abstract: "Copy a service's database while it serves (SQLite's online backup).",
+        discussion: """
+            The copy is the database as it was when the backup began: every change committed before
+            then, none after, whatever the workers do meanwhile. It is a complete SQLite file;
+            `tally restore` puts it back. Databases: \(ServiceCatalog.databases.joined(separator: ", ")).
+            """)
+
+    @Option(help: "The database to copy: \(ServiceCatalog.databases.joined(separator: ", ")).")
+    var service: String
+
+    @Option(help: "The file to write; it must not exist yet.")
+    var to: String
+
+    @Option(help: "The data directory the workers use. Env: TALLY_DATA_DIR.")
+    var dataDir: String = EnvironmentDefaults.dataDirectory
+
+    func validate() throws {
+        try DatabaseName.check(service)
+        guard !FileManager.default.fileExists(atPath: to) else {
+            throw ValidationError("\(to) already exists; choose a new file, so that no backup is overwritten by mistake")
+        }
+    }
+
+    func run() throws {
+        let path = try DatabaseName.existingFile(service, in: dataDir)
+        let engine = try SQLiteEngine(directory: dataDir, name: service)
+        let progress = TerminalProgress(label: "backing up \(service)")
+        try engine.backup(to: to, progress: progress.update)
+        progress.finish()
+        let steps = try SQLiteEngine.inspect(file: to)
+        print("backed up \(path) to \(to): integrity ok, schema steps \(steps.joined(separator: ", "))")
+    }
+}
+
+/// `tally restore`: puts a backup back in place of a service's database.
+struct RestoreCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "restore",
+        abstract: "Replace a service's database with a backup made by tally backup.",
+        discussion: """
+            Stop the service's workers first (and tally up): restore refuses while any process has the
+            database open. The workers started afterwards serve the data as the backup has it.
+            """)
+
+    @Option(help: "The database to replace: \(ServiceCatalog.databases.joined(separator: ", ")).")
+    var service: String
+
+    @Option(help: "The backup file.")
+    var from: String
+
+    @Option(help: "The data directory the workers use. Env: TALLY_DATA_DIR.")
+    var dataDir: String = EnvironmentDefaults.dataDirectory
+
+    func validate() throws {
+        try DatabaseName.check(service)
+        guard FileManager.default.fileExists(atPath: from) else { throw ValidationError("\(from) does not exist") }
+    }
+
+    func run() throws {
+        let steps = try SQLiteEngine.inspect(file: from)
+        guard steps.contains(where: { $0.hasPrefix(service == "notifier" ? "notifier" : service) }) else {
+            throw ValidationError("\(from) is not a \(service) database (its schema steps are \(steps.joined(separator: ", ")))")
+        }
+        try FileManager.default.createDirectory(atPath: dataDir, withIntermediateDirectories: true)
+        let progress = TerminalProgress(label: "restoring \(service)")
+        try SQLiteEngine.restore(directory: dataDir, name: service, from: from, progress: progress.update)
+        progress.finish()
+        print("restored \(dataDir)/\(service).sqlite from \(from)")
+    }
+}
+
+/// The databases `tally backup` and `tally restore` know.
+enum DatabaseName {
+    static func check(_ name: String) throws {
+        guard ServiceCatalog.databases.contains(name) else {
+            throw ValidationError("unknown database '\(name)'; choose one of \(ServiceCatalog.databases.joined(separator: ", "))")
+        }
+    }
+
+    /// The path of `name`'s database in `directory`, which must exist.
+    static func existingFile(_ name: String, in directory: String) throws -> String {
+        let path = URL(fileURLWithPath: directory).appendingPathComponent("\(name).sqlite").path
+        guard FileManager.default.fileExists(atPath: path) else {
+            throw ValidationError("there is no \(path); is --data-dir (TALLY_DATA_DIR) the directory the workers use?")
+        }
+        return path
+    }
+}

@@ -1,0 +1,63 @@
+import Foundation
+import Synchronization
+import TallyProtocol
+import TallyTesting
+import Testing
+
+/// `tally backup` while a service takes writes, and `tally restore` of what it made.
+@Suite struct BackupRestoreTests {
+    @Test func aBackupTakenUnderWriteLoadHoldsEveryWriteAcknowledgedBeforeItAndRestores() async throws {
+        try await TallyStack.with(workers: ["accounts": 1]) { stack in
+            let client = try stack.client(timeout: .seconds(30))
+            let acknowledged = Mutex<[String]>([])
+            let stop = Mutex(false)
+            let writer = Task {
+                var index = 0
+                while !stop.withLock({ $0 }) {
+                    index += 1
+                    let name = "A\(index)"
+                    let args: JSONValue = ["owner": "ann", "name": .string(name), "starting_balance": "1.00", "currency": "USD"]
+                    if try await client.call("accounts.create", args, idempotencyKey: "backup-\(index)").isOK {
+                        acknowledged.withLock { $0.append(name) }
+                    }
+                }
+            }
+            try await stack.waitUntil("twenty writes are acknowledged") { acknowledged.withLock { $0.count } >= 20 }
+            // Acknowledged before the backup starts, so committed before it begins.
+            let beforeBackup = acknowledged.withLock { $0 }
+            let file = stack.directory.appendingPathComponent("accounts-backup.sqlite").path
+            let backup = try stack.launch("backup", ["backup", "--service", "accounts", "--to", file, "--data-dir", stack.dataDirectory])
+            #expect(await backup.waitForExit(timeout: .seconds(120)))
+            #expect(backup.exitStatus == 0, "\(backup.log)")
+            #expect(backup.log.contains("integrity ok"), "\(backup.log)")
+            try await stack.waitUntil("writes go on after the backup") { acknowledged.withLock { $0.count } >= beforeBackup.count + 10 }
+            stop.withLock { $0 = true }
+            try await writer.value
+            let all = acknowledged.withLock { $0 }
+
+            // Restoring under a running worker is refused, and changes nothing.
+            let refused = try stack.launch("restore", ["restore", "--service", "accounts", "--from", file, "--data-dir", stack.dataDirectory])
+            #expect(await refused.waitForExit(timeout: .seconds(60)))
+            #expect(refused.exitStatus != 0)
+            #expect(refused.log.contains("stop the processes that use it"), "\(refused.log)")
+
+            let worker = try #require(stack.processes(named: "accounts").first)
+            #expect(await worker.stop())
+            let restore = try stack.launch("restore", ["restore", "--service", "accounts", "--from", file, "--data-dir", stack.dataDirectory])
+            #expect(await restore.waitForExit(timeout: .seconds(60)))
+            #expect(restore.exitStatus == 0, "\(restore.log)")
+
+            try await stack.startWorker("accounts").waitUntilReady()
+            var names: Set<String> = []
+            var cursor: JSONValue = .null
+            repeat {
+                let page = try await client.call("accounts.list", ["owner": "ann", "limit": 100, "cursor": cursor])
+                names.formUnion(page.result?["accounts"]?.arrayValue?.compactMap { $0["name"]?.stringValue } ?? [])
+                cursor = page.result?["next_cursor"] ?? .null
+            } while cursor != .null
+            #expect(Set(beforeBackup).isSubset(of: names), "every write acknowledged before the backup is in it")
+            #expect(names.isSubset(of: Set(all)), "nothing the service did not acknowledge")
+            #expect(names.count < all.count, "writes made after the backup are not in it")
+        }
+    }
+}
