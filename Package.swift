@@ -33,6 +33,8 @@ let package = Package(
         ]),
         // A process's lifecycle as its supervisor sees it: readiness and status through sd_notify.
         .target(name: "TallyLifecycle"),
+        // What operators see of a process: logs as text or JSON lines, metrics.
+        .target(name: "TallyObservability", dependencies: [.product(name: "Logging", package: "swift-log")]),
         // The wire contract: envelopes, replies, error codes, JSON values, 7/MDP frames, the command catalog.
         .target(name: "TallyProtocol"),
         // Exact money: decimal parsing, minor units per currency, allocation, rounding.
@@ -105,6 +107,9 @@ let package = Package(
         ]),
 
         .testTarget(name: "TallyProtocolTests", dependencies: ["TallyProtocol"]),
+        .testTarget(name: "TallyObservabilityTests", dependencies: [
+            "TallyObservability", .product(name: "Logging", package: "swift-log"),
+        ]),
         .testTarget(name: "TallyStorageTests", dependencies: ["TallyStorage", "TallyProtocol", "TallyTesting"]),
         .testTarget(name: "TallyMoneyTests", dependencies: ["TallyMoney", "TallyProtocol", "TallyTesting"]),
         .testTarget(name: "TallyCalcTests", dependencies: ["TallyCalc", "TallyMoney", "TallyProtocol", "TallyTesting"]),
