@@ -65,6 +65,10 @@ let package = Package(
             "TallyProtocol", "TallyMoney", "TallyStorage", "TallyWorker",
             .product(name: "GRDB", package: "GRDB.swift"),
         ]),
+        // The roster service: teams, weekly schedules in the team's time zone, the shift marketplace
+        // (offered, wanted, swaps) with manager approval, points, hours worked and an iCalendar
+        // feed, stored in roster.sqlite with its event outbox.
+        .target(name: "TallyRoster", dependencies: ["TallyProtocol", "TallyStorage", "TallyWorker"]),
         // The gateway: a Majordomo broker with a JSON front door.
         .target(name: "TallyGateway", dependencies: [
             "ZeroMQ", "TallyProtocol", "TallyLifecycle",
@@ -87,7 +91,7 @@ let package = Package(
         // the gateway serves, read off their command tables.
         .target(name: "TallyCatalog", dependencies: [
             "TallyProtocol", "TallyStorage", "TallyWorker", "TallyCalc", "TallyAccounts", "TallyCurrency", "TallyShopping",
-            "TallyNotifier",
+            "TallyRoster", "TallyNotifier",
         ]),
         // The `tally` command line: every subcommand, and the process supervisor behind `tally up`.
         .target(name: "TallyCLI", dependencies: [
@@ -125,6 +129,9 @@ let package = Package(
         .testTarget(name: "TallyShoppingTests", dependencies: [
             "TallyShopping", "TallyMoney", "TallyProtocol", "TallyStorage", "TallyTesting",
             .product(name: "GRDB", package: "GRDB.swift"),
+        ]),
+        .testTarget(name: "TallyRosterTests", dependencies: [
+            "TallyRoster", "TallyNotifier", "TallyProtocol", "TallyStorage", "TallyTesting",
         ]),
         .testTarget(name: "TallyNotifierTests", dependencies: [
             "TallyNotifier", "TallyProtocol", "TallyStorage", "TallyTesting",

@@ -3,6 +3,7 @@ import TallyCalc
 import TallyCurrency
 import TallyNotifier
 import TallyProtocol
+import TallyRoster
 import TallyShopping
 import TallyStorage
 import TallyWorker
@@ -13,21 +14,21 @@ import TallyWorker
 public enum ServiceCatalog {
     /// Every service's handler type.
     public static let handlers: [any ServiceHandler.Type] = [
-        CalcService.self, AccountsService.self, CurrencyService.self, ShoppingService.self, AlertsService.self,
+        CalcService.self, AccountsService.self, CurrencyService.self, ShoppingService.self, RosterService.self, AlertsService.self,
     ]
 
     /// Every command of every service, and the gateway's own.
     public static let commands = CommandCatalog(handlers.flatMap { $0.descriptions } + CommandCatalog.gateway)
 
     /// Every service `tally up` starts one worker of. (`alerts` is served by the notifier.)
-    public static let all = ["calc", "accounts", "currency", "shopping"]
+    public static let all = ["calc", "accounts", "currency", "shopping", "roster"]
 
     /// Every service `tally worker` accepts: those of `tally up`, and `alerts` (replicas of the
     /// notifier's `alerts.list` on its data).
     public static var workerServices: [String] { all + ["alerts"] }
 
     /// Services that record domain events, whose workers run an event publisher.
-    public static let publishingEvents: Set<String> = ["accounts", "shopping"]
+    public static let publishingEvents: Set<String> = ["accounts", "shopping", "roster"]
 
     /// The handler of the service `name`, with its data opened (and migrated) in `dataDirectory`.
     public static func handler(
@@ -40,6 +41,9 @@ public enum ServiceCatalog {
                 engine: try SQLiteEngine(directory: dataDirectory, name: "accounts"), eventSink: options.eventSink))
         case "currency": try CurrencyService(dataDirectory: dataDirectory, chunkDelay: options.currencyLoadDelay)
         case "shopping": try ShoppingService(dataDirectory: dataDirectory, eventSink: options.eventSink)
+        case "roster":
+            RosterService(store: try RosterStore(
+                engine: try SQLiteEngine(directory: dataDirectory, name: "roster"), eventSink: options.eventSink))
         case "alerts": try AlertsService(dataDirectory: dataDirectory)
         default: nil
         }

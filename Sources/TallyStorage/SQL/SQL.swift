@@ -51,6 +51,11 @@ public struct SQL: Sendable, ExpressibleByStringInterpolation, CustomStringConve
             pieces.append(.value(value.sqlValue))
         }
 
+        /// A value that may be absent, bound as NULL when it is.
+        public mutating func appendInterpolation<Value: SQLBindable>(_ value: Value?) {
+            pieces.append(.value(value?.sqlValue ?? .null))
+        }
+
         /// A point in time, bound as a timestamp.
         public mutating func appendInterpolation(timestamp milliseconds: Int64) {
             pieces.append(.value(.timestamp(milliseconds)))
