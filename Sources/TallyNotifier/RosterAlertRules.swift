@@ -38,8 +38,8 @@ public struct RosterAlertRule: AlertRule {
     }
 }
 
-/// A trade in an event's data, in words: "Bo takes Ann's shift Cashier on Saturday 2030-03-30,
-/// 09:00–17:00 (Corner Store)".
+/// A trade in an event's data, in words: "Cleo takes Bo's shift Cashier on Saturday 2030-03-30,
+/// 09:00–17:00 at Corner Store".
 struct TradeWords: Sendable {
     let from: String
     let to: String
@@ -61,7 +61,7 @@ struct TradeWords: Sendable {
         }
     }
 
-    /// "Cashier on Saturday 2030-03-30, 09:00–17:00 (Corner Store)", from the slot's local times.
+    /// "Cashier on Saturday 2030-03-30, 09:00–17:00 at Corner Store", from the slot's local times.
     static func slot(_ slot: JSONValue?, team: JSONValue?) -> String? {
         guard let slot, let position = slot["position"]?.stringValue, let date = slot["date"]?.stringValue,
             let starts = slot["starts_at"]?.stringValue, let ends = slot["ends_at"]?.stringValue,
@@ -69,7 +69,7 @@ struct TradeWords: Sendable {
         else { return nil }
         let weekday = slot["weekday"]?.stringValue.map { " " + $0.prefix(1).uppercased() + $0.dropFirst() } ?? ""
         let clock = { (text: String) in text.dropFirst(11).prefix(5) }
-        let team = team?["name"]?.stringValue.map { " (\($0))" } ?? ""
+        let team = team?["name"]?.stringValue.map { " at \($0)" } ?? ""
         return "\(position) on\(weekday) \(date), \(clock(starts))–\(clock(ends))\(team)"
     }
 }

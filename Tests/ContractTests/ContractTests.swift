@@ -178,7 +178,11 @@ import Testing
                 (try? await client.call("currency.status"))?.result?["state"] == "ready"
             }
             var items: [SchemaValidator.Item] = []
-            for exchange in exchanges {
+            // Requests a signed-in person sends need a token, which this stack cannot give out
+            // until the identity service exists; `signedInExamplesGetTheDocumentedReplies` runs
+            // them against the service in-process instead, with the caller set as the
+            // authentication middleware will set it.
+            for exchange in exchanges where exchange.request.caller == nil {
                 let request = exchange.request
                 let label = "live reply to \(request)"
                 let frames = try await client.send(Data(request.text.utf8))
@@ -229,7 +233,7 @@ import Testing
     // MARK: Helpers
 
     /// Checks the examples that follow a request against the reply it really got.
-    private func compare(_ exchange: ExampleExchange, live reply: JSONValue, command: String?) {
+    func compare(_ exchange: ExampleExchange, live reply: JSONValue, command: String?) {
         if let answer = exchange.answer {
             guard let documented = answer.json else {
                 Issue.record("\(answer): not JSON")
@@ -267,13 +271,13 @@ import Testing
     }
 
     /// The envelope's `args`, nil when absent or null.
-    private static func optionalArgs(of envelope: JSONValue) -> JSONValue? {
+    static func optionalArgs(of envelope: JSONValue) -> JSONValue? {
         guard let args = envelope["args"], args != .null else { return nil }
         return args
     }
 
     /// The envelope's `args` as a command sees them: absent or null is `{}`.
-    private static func args(of envelope: JSONValue) -> JSONValue {
+    static func args(of envelope: JSONValue) -> JSONValue {
         optionalArgs(of: envelope) ?? .object([:])
     }
 }

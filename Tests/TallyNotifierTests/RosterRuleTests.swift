@@ -28,7 +28,7 @@ import Testing
 
     @Test func anApprovalReachesBothPeopleOnce() {
         let alerts = AlertRules.alerts(for: event("roster.change_approved", notify: ["u-cleo", "u-bo", "u-bo"]))
-        let text = "Shift change approved: Cleo takes Bo's shift Cashier on Saturday 2030-03-30, 09:00–17:00 (Corner Store)"
+        let text = "Shift change approved: Cleo takes Bo's shift Cashier on Saturday 2030-03-30, 09:00–17:00 at Corner Store"
         #expect(alerts.map(\.owner) == ["u-bo", "u-cleo"])
         #expect(alerts.allSatisfy { $0.kind == "shift_approved" && $0.text == text })
         #expect(alerts.first?.data["trade"]?["id"] == 5)
@@ -38,7 +38,7 @@ import Testing
         let alerts = AlertRules.alerts(for: event("roster.change_declined", kind: "swap", notify: ["u-bo"]))
         #expect(alerts == [AlertDraft(
             kind: "shift_declined", owner: "u-bo",
-            text: "Shift change declined: Bo and Cleo swap Cashier on Saturday 2030-03-30, 09:00–17:00 (Corner Store) for Bar on Sunday 2030-03-31, 10:00–16:00 (Corner Store)",
+            text: "Shift change declined: Bo and Cleo swap Cashier on Saturday 2030-03-30, 09:00–17:00 at Corner Store for Bar on Sunday 2030-03-31, 10:00–16:00 at Corner Store",
             data: event("roster.change_declined", kind: "swap", notify: ["u-bo"]).data)])
     }
 
@@ -46,21 +46,21 @@ import Testing
         let alerts = AlertRules.alerts(for: event("roster.shift_offered", to: false, notify: ["u-ann", "u-cleo"]))
         #expect(alerts.map(\.owner) == ["u-ann", "u-cleo"])
         #expect(alerts.first?.kind == "shift_offered")
-        #expect(alerts.first?.text == "Bo offers a shift you could take: Cashier on Saturday 2030-03-30, 09:00–17:00 (Corner Store)")
+        #expect(alerts.first?.text == "Bo offers a shift you could take: Cashier on Saturday 2030-03-30, 09:00–17:00 at Corner Store")
     }
 
     @Test func managersAreAskedToApprove() {
         let alerts = AlertRules.alerts(for: event("roster.approval_requested", kind: "wanted", notify: ["u-ann", "u-dan"]))
         #expect(alerts.map(\.owner) == ["u-ann", "u-dan"])
         #expect(alerts.first?.kind == "approval_requested")
-        #expect(alerts.first?.text == "Waiting for your approval: Cleo works the open shift Cashier on Saturday 2030-03-30, 09:00–17:00 (Corner Store)")
+        #expect(alerts.first?.text == "Waiting for your approval: Cleo works the open shift Cashier on Saturday 2030-03-30, 09:00–17:00 at Corner Store")
     }
 
     @Test func aSwapProposalReachesTheColleagueAsked() {
         let alerts = AlertRules.alerts(for: event("roster.swap_requested", kind: "swap", notify: ["u-cleo"]))
         #expect(alerts.map(\.owner) == ["u-cleo"])
         #expect(alerts.first?.text
-            == "Bo proposes a swap: your Bar on Sunday 2030-03-31, 10:00–16:00 (Corner Store) for their Cashier on Saturday 2030-03-30, 09:00–17:00 (Corner Store)")
+            == "Bo proposes a swap: your Bar on Sunday 2030-03-31, 10:00–16:00 at Corner Store for their Cashier on Saturday 2030-03-30, 09:00–17:00 at Corner Store")
     }
 
     @Test func noRecipientsOrNoTradeMeansNoAlert() {

@@ -46,7 +46,7 @@ import Testing
         #expect(try harness.trade(trade, "roster.approve", as: ann)["state"] == "approved")
 
         let alerts = try harness.events(after: sequence).flatMap { AlertRules.alerts(for: $0) }
-        let shiftText = "Cashier on Saturday \(nextSaturday), 09:00–17:00 (Corner Store)"
+        let shiftText = "Cashier on Saturday \(nextSaturday), 09:00–17:00 at Corner Store"
         #expect(alerts.map { [$0.kind, $0.owner, $0.text] } == [
             ["shift_offered", "u-ann", "bo offers a shift you could take: \(shiftText)"],
             ["shift_offered", "u-cleo", "bo offers a shift you could take: \(shiftText)"],

@@ -18,13 +18,13 @@ struct Occurrence: Sendable {
     /// `open`, `assigned`, or the state of its open trade.
     var status: String { openTrade?.state.rawValue ?? (assignee == nil ? "open" : "assigned") }
 
-    /// "Cashier on Saturday 2030-03-30, 09:00–17:00 (team 1, Corner Store)", for messages.
+    /// "Cashier on Saturday 2030-03-30, 09:00–17:00 at Corner Store", for messages.
     var label: String {
         let zone = team.timeZone
         let start = zone.local(slot.startsAt)
         let end = zone.local(slot.endsAt)
         return "\(shift.position) on \(slot.date.weekday.name.capitalized) \(start.date), "
-            + "\(TimeOfDay(minutes: start.minute)!)–\(TimeOfDay(minutes: end.minute)!) (\(team.label))"
+            + "\(TimeOfDay(minutes: start.minute)!)–\(TimeOfDay(minutes: end.minute)!) at \(team.name)"
     }
 
     func slotResult() -> SlotResult { SlotResult(slot, shift: shift, team: team) }
