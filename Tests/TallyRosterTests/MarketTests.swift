@@ -250,6 +250,11 @@ import Testing
         // A key reused for another request is refused.
         #expect(harness.error("roster.offer", ["shift_id": .integer(shift), "date": .string(Day.from(today: 5))], as: bo, key: "offer-1")?.field
             == "idempotency_key")
+        // A retried approval changes the roster, and awards the points, once.
+        let approved = try harness.call("roster.approve", trade, as: ann, key: "approve-1")
+        #expect(try harness.call("roster.approve", trade, as: ann, key: "approve-1") == approved)
+        #expect(try harness.count("SELECT COUNT(*) FROM point_entry") == 1)
+        #expect(try harness.events().filter { $0.type == "roster.change_approved" }.count == 1)
     }
 
     @Test func eventsSayWhomToNotify() throws {

@@ -37,7 +37,7 @@ enum UndoTakeCommand {
 enum AcceptSwapCommand {
     static func run(_ args: Arguments, _ context: RequestContext, _ store: RosterStore) throws -> StoredResult {
         try TradeCommand.run(.accept, args, context, store, to: "accept a swap") { trade, access, subject, change, people in
-            guard trade.kind != .swap || trade.toUserID == subject.userID else {
+            guard trade.toUserID == subject.userID else {
                 throw TallyError(
                     .permissionDenied,
                     "only the colleague asked to swap (\(trade.toUserID.map(people.name) ?? "nobody")) may accept trade \(trade.id), or a manager for them")
