@@ -26,9 +26,10 @@ enum SetRoleCommand {
 
 /// `roster.remove_member`: a manager removes a member, or a member leaves.
 ///
-/// What they worked does not vanish with them: their weekly shifts, and the days they took from
-/// others, become open (wanted) from today on; their open trades are withdrawn, and offers they
-/// had taken go back on the marketplace.
+/// What they worked does not vanish with them: the shifts they were scheduled for become open
+/// (wanted), as a whole, as `roster.update_shift` changes a shift; the days they took from others
+/// become open from today on; their open trades are withdrawn, and offers they had taken go back
+/// on the marketplace.
 enum RemoveMemberCommand {
     static func run(_ args: Arguments, _ context: RequestContext, _ store: RosterStore) throws -> StoredResult {
         let caller = try SignedIn.caller(context)
