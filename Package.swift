@@ -64,6 +64,10 @@ let package = Package(
         // The shopping service: templates and shopping lists, prices, totals, shopping memory,
         // price comparison and auto-removal, stored in shopping.sqlite with its domain events.
         .target(name: "TallyShopping", dependencies: ["TallyProtocol", "TallyMoney", "TallyStorage", "TallyWorker"]),
+        // The roster service: teams, weekly schedules in the team's time zone, the shift marketplace
+        // (offered, wanted, swaps) with manager approval, points, hours worked and an iCalendar
+        // feed, stored in roster.sqlite with its event outbox.
+        .target(name: "TallyRoster", dependencies: ["TallyProtocol", "TallyStorage", "TallyWorker"]),
         // The gateway: a Majordomo broker with a JSON front door.
         .target(name: "TallyGateway", dependencies: [
             "ZeroMQ", "TallyProtocol", "TallyLifecycle",
@@ -85,7 +89,7 @@ let package = Package(
         // the gateway serves, read off their command tables.
         .target(name: "TallyCatalog", dependencies: [
             "TallyProtocol", "TallyStorage", "TallyWorker", "TallyCalc", "TallyAccounts", "TallyCurrency", "TallyShopping",
-            "TallyNotifier",
+            "TallyRoster", "TallyNotifier",
         ]),
         // The `tally` command line: every subcommand, and the process supervisor behind `tally up`.
         .target(name: "TallyCLI", dependencies: [
@@ -121,6 +125,9 @@ let package = Package(
         ]),
         .testTarget(name: "TallyShoppingTests", dependencies: [
             "TallyShopping", "TallyMoney", "TallyProtocol", "TallyStorage", "TallyTesting",
+        ]),
+        .testTarget(name: "TallyRosterTests", dependencies: [
+            "TallyRoster", "TallyNotifier", "TallyProtocol", "TallyStorage", "TallyTesting",
         ]),
         .testTarget(name: "TallyNotifierTests", dependencies: [
             "TallyNotifier", "TallyProtocol", "TallyStorage", "TallyTesting",

@@ -3,6 +3,7 @@ import TallyCalc
 import TallyCurrency
 import TallyNotifier
 import TallyProtocol
+import TallyRoster
 import TallyShopping
 import TallyStorage
 import TallyWorker
@@ -13,14 +14,14 @@ import TallyWorker
 public enum ServiceCatalog {
     /// Every service's handler type.
     public static let handlers: [any ServiceHandler.Type] = [
-        CalcService.self, AccountsService.self, CurrencyService.self, ShoppingService.self, AlertsService.self,
+        CalcService.self, AccountsService.self, CurrencyService.self, ShoppingService.self, RosterService.self, AlertsService.self,
     ]
 
     /// Every command of every service, and the gateway's own.
     public static let commands = CommandCatalog(handlers.flatMap { $0.descriptions } + CommandCatalog.gateway)
 
     /// Every service `tally up` starts one worker of. (`alerts` is served by the notifier.)
-    public static let all = ["calc", "accounts", "currency", "shopping"]
+    public static let all = ["calc", "accounts", "currency", "shopping", "roster"]
 
     /// Every service `tally worker` accepts: those of `tally up`, and `alerts` (replicas of the
     /// notifier's `alerts.list` on its data).
@@ -28,10 +29,10 @@ public enum ServiceCatalog {
 
     /// The databases of a deployment, by name: one per stateful service, and the notifier's
     /// (which `alerts` workers read).
-    public static let databases = ["accounts", "currency", "shopping", "notifier"]
+    public static let databases = ["accounts", "currency", "shopping", "roster", "notifier"]
 
     /// Services that record domain events, whose workers run an event publisher.
-    public static let publishingEvents: Set<String> = ["accounts", "shopping"]
+    public static let publishingEvents: Set<String> = ["accounts", "shopping", "roster"]
 
     /// The handler of the service `name`, with its data opened (and migrated) in `dataDirectory`.
     public static func handler(
@@ -48,6 +49,9 @@ public enum ServiceCatalog {
         case "shopping":
             ShoppingService(store: try ShoppingStore(
                 engine: try engine(for: "shopping", dataDirectory: dataDirectory), eventSink: options.eventSink))
+        case "roster":
+            RosterService(store: try RosterStore(
+                engine: try engine(for: "roster", dataDirectory: dataDirectory), eventSink: options.eventSink))
         case "alerts": AlertsService(store: try NotifierStore(engine: try engine(for: "notifier", dataDirectory: dataDirectory)))
         default: nil
         }

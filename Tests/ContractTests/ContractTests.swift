@@ -99,12 +99,19 @@ import Testing
                 }
             registered[command.name] = "\(command.kind.rawValue) | \(access)"
         }
-        for (name, entry) in registered.sorted(by: { $0.key < $1.key }) where documented[name] != entry {
-            Issue.record("docs/protocol.md's catalog table says \(name) is \(documented[name] ?? "absent"); the catalog says \(entry)")
-        }
-        for name in documented.keys.sorted() where registered[name] == nil {
-            Issue.record("docs/protocol.md's catalog table lists \(name), which no service registers")
-        }
+        guard documented != registered else { return }
+        let differences = registered.keys.sorted().filter { documented[$0] != registered[$0] }.map {
+            "\($0): the table says \(documented[$0] ?? "nothing"), the catalog \(registered[$0]!)"
+        } + documented.keys.sorted().filter { registered[$0] == nil }.map { "\($0): in the table, but no service registers it" }
+        let table = registered.keys.sorted().map { "| `\($0)` | \(registered[$0]!) |" }.joined(separator: "\n")
+        Issue.record("""
+            docs/protocol.md's catalog table (section 5.3) differs from the catalog:
+            \(differences.joined(separator: "\n"))
+            The table as the catalog has it:
+            | command | kind | who may call it |
+            |---|---|---|
+            \(table)
+            """)
     }
 
     @Test func theDocumentListsEveryErrorCode() throws {
@@ -214,7 +221,11 @@ import Testing
                 (try? await client.call("currency.status"))?.result?["state"] == "ready"
             }
             var items: [SchemaValidator.Item] = []
-            for exchange in exchanges {
+            // Requests a signed-in person sends need a token, which this stack cannot give out
+            // until the identity service exists; `signedInExamplesGetTheDocumentedReplies` runs
+            // them against the service in-process instead, with the caller set as the
+            // authentication middleware will set it.
+            for exchange in exchanges where exchange.request.caller == nil {
                 let request = exchange.request
                 let label = "live reply to \(request)"
                 let frames = try await client.send(Data(request.text.utf8))
@@ -265,7 +276,7 @@ import Testing
     // MARK: Helpers
 
     /// Checks the examples that follow a request against the reply it really got.
-    private func compare(_ exchange: ExampleExchange, live reply: JSONValue, command: String?) {
+    func compare(_ exchange: ExampleExchange, live reply: JSONValue, command: String?) {
         if let answer = exchange.answer {
             guard let documented = answer.json else {
                 Issue.record("\(answer): not JSON")
@@ -303,13 +314,13 @@ import Testing
     }
 
     /// The envelope's `args`, nil when absent or null.
-    private static func optionalArgs(of envelope: JSONValue) -> JSONValue? {
+    static func optionalArgs(of envelope: JSONValue) -> JSONValue? {
         guard let args = envelope["args"], args != .null else { return nil }
         return args
     }
 
     /// The envelope's `args` as a command sees them: absent or null is `{}`.
-    private static func args(of envelope: JSONValue) -> JSONValue {
+    static func args(of envelope: JSONValue) -> JSONValue {
         optionalArgs(of: envelope) ?? .object([:])
     }
 }
