@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import TallyCatalog
 import TallyClient
 import TallyProtocol
 import ZeroMQ
@@ -38,7 +39,7 @@ struct CallCommand: AsyncParsableCommand {
     @Option(help: "Idempotency key; one is generated so that retries never apply a change twice.")
     var idempotencyKey: String?
 
-    @Option(help: "Authentication token.")
+    @Option(help: "Access token to send, instead of the one tally login stored. Env: TALLY_TOKEN.")
     var token: String?
 
     func validate() throws {
@@ -56,13 +57,13 @@ struct CallCommand: AsyncParsableCommand {
         } catch {
             throw ValidationError("the args are not valid JSON: \(text)")
         }
-        let envelope = Envelope(
-            id: id, command: command, args: parsed,
-            deadlineMilliseconds: TallyClient.deadline(forTimeout: .milliseconds(timeoutMs)).roundedUpMilliseconds,
-            idempotencyKey: idempotencyKey ?? UUID().uuidString.lowercased(), token: token, locale: locale)
         let client = try TallyClient(endpoint: endpoint, timeout: .milliseconds(timeoutMs), tries: retries + 1)
         let frames: [Data]
         do {
+            let envelope = Envelope(
+                id: id, command: command, args: parsed,
+                deadlineMilliseconds: TallyClient.deadline(forTimeout: .milliseconds(timeoutMs)).roundedUpMilliseconds,
+                idempotencyKey: idempotencyKey ?? UUID().uuidString.lowercased(), token: try await accessToken(), locale: locale)
             frames = try await client.send(envelope.encoded())
         } catch let error as ClientError {
             FileHandle.standardError.write(Data("tally call: \(error)\n".utf8))
@@ -73,6 +74,15 @@ struct CallCommand: AsyncParsableCommand {
         FileHandle.standardOutput.write(terminal ? JSONIndenter.indent(body) : body)
         FileHandle.standardOutput.write(Data("\n".utf8))
         if !isOK(body) { throw ExitCode(1) }
+    }
+
+    /// The token to send: --token or TALLY_TOKEN, else the login stored for this endpoint
+    /// (refreshed when it has expired). None for a command the catalog says is open to anyone.
+    private func accessToken() async throws -> String? {
+        if let token = token ?? EnvironmentDefaults.token { return token }
+        if ServiceCatalog.commands.command(named: command)?.access == .open { return nil }
+        let refresher = try TallyClient(endpoint: endpoint, timeout: .milliseconds(timeoutMs), tries: 1)
+        return try await LoginStore.standard.accessToken(for: endpoint, client: refresher)
     }
 
     private func isOK(_ body: Data) -> Bool {

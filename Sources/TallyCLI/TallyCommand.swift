@@ -11,8 +11,8 @@ public struct TallyCommand: AsyncParsableCommand {
             In production run `tally gateway` once and `tally worker <service>` as often as needed.
             """,
         subcommands: [
-            UpCommand.self, GatewayCommand.self, WorkerCommand.self, CallCommand.self, CurrencyCommand.self, NotifierCommand.self,
-            WatchCommand.self,
+            UpCommand.self, GatewayCommand.self, WorkerCommand.self, CallCommand.self, LoginCommand.self, LogoutCommand.self,
+            CurrencyCommand.self, NotifierCommand.self, WatchCommand.self, KeysCommand.self, IdentityCommand.self,
         ]
     )
 
