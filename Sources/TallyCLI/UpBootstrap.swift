@@ -35,11 +35,9 @@ struct UpBootstrap {
         let given = EnvironmentDefaults.adminPassword
         let password = given ?? IdentityAdministration.generatePassword()
         if try administration.addUser(username, password: password, roles: ["admin"]) {
-            if given == nil {
-                print("tally up: made the admin \(username.lowercased()) with the password \(password) (shown this once)")
-            } else {
-                print("tally up: made the admin \(username.lowercased()) with the password in TALLY_ADMIN_PASSWORD")
-            }
+            let source = given == nil ? "\(password) (shown this once)" : "in TALLY_ADMIN_PASSWORD"
+            // Written at once (print would wait in a buffer while tally up runs, when piped).
+            FileHandle.standardOutput.write(Data("tally up: made the admin \(username.lowercased()) with the password \(source)\n".utf8))
         } else {
             logger.info("admin exists", metadata: ["username": "\(username.lowercased())"])
         }
