@@ -3,7 +3,6 @@ import Foundation
 import TallyCatalog
 import TallyClient
 import TallyProtocol
-import ZeroMQ
 
 struct CallCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -21,11 +20,7 @@ struct CallCommand: AsyncParsableCommand {
     @Argument(help: "The args as a JSON object, or - to read them from standard input.")
     var args: String = "{}"
 
-    @Option(help: "The gateway's client endpoint. Env: TALLY_GATEWAY_FRONTEND.")
-    var endpoint: String = EnvironmentDefaults.frontend
-
-    @Option(help: "Milliseconds to wait for each try; also the request's deadline. Env: TALLY_CALL_TIMEOUT_MS.")
-    var timeoutMs: Int = EnvironmentDefaults.callTimeoutMilliseconds
+    @OptionGroup var connection: ConnectionOptions
 
     @Option(help: "Tries after the first when no reply comes (Lazy Pirate). Env: TALLY_CALL_RETRIES.")
     var retries: Int = EnvironmentDefaults.callRetries
@@ -43,9 +38,6 @@ struct CallCommand: AsyncParsableCommand {
     var token: String?
 
     func validate() throws {
-        guard (1...Envelope.maximumDeadlineMilliseconds).contains(timeoutMs) else {
-            throw ValidationError("--timeout-ms must be from 1 to \(Envelope.maximumDeadlineMilliseconds)")
-        }
         guard (0...100).contains(retries) else { throw ValidationError("--retries must be from 0 to 100") }
     }
 
@@ -57,17 +49,12 @@ struct CallCommand: AsyncParsableCommand {
         } catch {
             throw ValidationError("the args are not valid JSON: \(text)")
         }
-        let client = try TallyClient(endpoint: endpoint, timeout: .milliseconds(timeoutMs), tries: retries + 1)
-        let frames: [Data]
-        do {
+        let client = try connection.client(tries: retries + 1)
+        let frames = try await connection.send {
             let envelope = Envelope(
-                id: id, command: command, args: parsed,
-                deadlineMilliseconds: TallyClient.deadline(forTimeout: .milliseconds(timeoutMs)).roundedUpMilliseconds,
+                id: id, command: command, args: parsed, deadlineMilliseconds: connection.deadlineMilliseconds,
                 idempotencyKey: idempotencyKey ?? UUID().uuidString.lowercased(), token: try await accessToken(), locale: locale)
-            frames = try await client.send(envelope.encoded())
-        } catch let error as ClientError {
-            FileHandle.standardError.write(Data("tally call: \(error)\n".utf8))
-            throw ExitCode(2)
+            return try await client.send(envelope.encoded())
         }
         let body = frames.first ?? Data()
         let terminal = isatty(STDOUT_FILENO) == 1
@@ -81,8 +68,7 @@ struct CallCommand: AsyncParsableCommand {
     private func accessToken() async throws -> String? {
         if let token = token ?? EnvironmentDefaults.token { return token }
         if ServiceCatalog.commands.command(named: command)?.access == .open { return nil }
-        let refresher = try TallyClient(endpoint: endpoint, timeout: .milliseconds(timeoutMs), tries: 1)
-        return try await LoginStore.standard.accessToken(for: endpoint, client: refresher)
+        return try await LoginStore.standard.accessToken(for: connection.endpoint, client: try connection.client())
     }
 
     private func isOK(_ body: Data) -> Bool {

@@ -74,36 +74,6 @@ struct LogoutCommand: AsyncParsableCommand {
     }
 }
 
-/// The gateway a client command talks to, and how patiently.
-struct ConnectionOptions: ParsableArguments {
-    @Option(help: "The gateway's client endpoint. Env: TALLY_GATEWAY_FRONTEND.")
-    var endpoint: String = EnvironmentDefaults.frontend
-
-    @Option(help: "Milliseconds to wait for each try; also the request's deadline. Env: TALLY_CALL_TIMEOUT_MS.")
-    var timeoutMs: Int = EnvironmentDefaults.callTimeoutMilliseconds
-
-    func validate() throws {
-        guard (1...Envelope.maximumDeadlineMilliseconds).contains(timeoutMs) else {
-            throw ValidationError("--timeout-ms must be from 1 to \(Envelope.maximumDeadlineMilliseconds)")
-        }
-    }
-
-    /// One try per request: a login or a refresh sent twice would start two sessions, or end one.
-    func client() throws -> TallyClient {
-        try TallyClient(endpoint: endpoint, timeout: .milliseconds(timeoutMs), tries: 1)
-    }
-
-    /// Runs `body`; no reply from the gateway exits 2, as tally call does.
-    func send<T>(_ body: () async throws -> T) async throws -> T {
-        do {
-            return try await body()
-        } catch let error as ClientError {
-            FileHandle.standardError.write(Data("tally: \(error)\n".utf8))
-            throw ExitCode(2)
-        }
-    }
-}
-
 /// Asks for a password on the terminal without showing what is typed.
 enum PasswordPrompt {
     static func ask(_ prompt: String) throws -> String {
