@@ -74,20 +74,24 @@ struct LoginStore {
     }
 
     /// An access token for `endpoint`: the stored one while it is fresh, else a refreshed one
-    /// (stored in its place). Nil when there is no login, or it can no longer be refreshed (then
-    /// the login is forgotten and standard error says to log in again).
+    /// (stored in its place). Nil when there is no login, or it cannot be refreshed now; a login
+    /// the identity service refuses to refresh is forgotten, and standard error says to log in again.
     func accessToken(for endpoint: String, client: TallyClient) async throws -> String? {
         guard let login = try login(for: endpoint) else { return nil }
         if login.isFresh { return login.accessToken }
         let reply = try await client.call("identity.refresh", ["refresh_token": .string(login.refreshToken)])
-        guard let result = reply.result, let refreshed = Login(username: login.username, result: result) else {
-            try save(nil, for: endpoint)
-            let why = reply.error?.message ?? "no tokens in the reply"
-            FileHandle.standardError.write(Data("tally: the login of \(login.username) has ended (\(why)); run tally login \(login.username)\n".utf8))
-            return nil
+        if let result = reply.result, let refreshed = Login(username: login.username, result: result) {
+            try save(refreshed, for: endpoint)
+            return refreshed.accessToken
         }
-        try save(refreshed, for: endpoint)
-        return refreshed.accessToken
+        let why = reply.error?.message ?? "no tokens in the reply"
+        if reply.error?.code == .unauthenticated {
+            try save(nil, for: endpoint)
+            FileHandle.standardError.write(Data("tally: the login of \(login.username) has ended (\(why)); run tally login \(login.username)\n".utf8))
+        } else {
+            FileHandle.standardError.write(Data("tally: could not refresh the login of \(login.username) (\(why)); sending no token\n".utf8))
+        }
+        return nil
     }
 }
 

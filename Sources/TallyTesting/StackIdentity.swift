@@ -21,6 +21,10 @@ extension TallyStack {
         try accessToken(for: "tally-tests", roles: ["service"])
     }
 
+    /// How long a call to identity may take: hashing a password is slow on purpose, and slower on
+    /// a loaded machine.
+    public static let identityTimeout: Duration = .seconds(30)
+
     /// A person's session through the identity service: what `identity.login` gave.
     public struct Login: Sendable {
         public let userID: String
@@ -31,14 +35,14 @@ extension TallyStack {
 
     /// Signs `username` up and logs them in through the gateway (needs an identity worker).
     public func signUpAndLogIn(_ username: String, password: String = "correct horse battery staple") async throws -> Login {
-        let signup = try await client().call("identity.signup", ["username": .string(username), "password": .string(password)])
+        let signup = try await client(timeout: Self.identityTimeout).call("identity.signup", ["username": .string(username), "password": .string(password)])
         guard signup.isOK else { throw StackError.refused(command: "identity.signup", reply: "\(signup)") }
         return try await logIn(username, password: password)
     }
 
     /// Logs `username` in through the gateway (needs an identity worker).
     public func logIn(_ username: String, password: String = "correct horse battery staple") async throws -> Login {
-        let reply = try await client().call("identity.login", ["username": .string(username), "password": .string(password)])
+        let reply = try await client(timeout: Self.identityTimeout).call("identity.login", ["username": .string(username), "password": .string(password)])
         guard let result = reply.result, let access = result["access_token"]?.stringValue,
             let refresh = result["refresh_token"]?.stringValue, let userID = result["user"]?["user_id"]?.stringValue
         else { throw StackError.refused(command: "identity.login", reply: "\(reply)") }

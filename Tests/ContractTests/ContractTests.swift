@@ -171,8 +171,12 @@ import Testing
 
         // One worker of every service, so every documented command is answered.
         let workers = Dictionary(uniqueKeysWithValues: ServiceCatalog.commands.workerServices.map { ($0, 1) })
-        let items: [SchemaValidator.Item] = try await TallyStack.with(workers: workers) { stack in
-            let client = try stack.client(timeout: .seconds(5))
+        // Generous deadlines: the examples include logins, which hash passwords (slow on purpose,
+        // and slower on a loaded machine); no example's reply depends on the deadline.
+        var options = TallyStack.Options(workers: workers)
+        options.gatewayArguments = ["--default-deadline-ms", "30000"]
+        let items: [SchemaValidator.Item] = try await TallyStack.with(options) { stack in
+            let client = try stack.client(timeout: TallyStack.identityTimeout)
             // A currency worker answers at once but serves its data only once it has loaded it.
             try await stack.waitUntil("the currency data is loaded") {
                 (try? await client.call("currency.status"))?.result?["state"] == "ready"

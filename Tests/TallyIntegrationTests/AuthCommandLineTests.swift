@@ -10,7 +10,7 @@ import Testing
         _ arguments: [String], in stack: TallyStack, environment: [String: String] = [:], input: String? = nil
     ) async throws -> (status: Int32, log: String) {
         let process = try stack.launch("cli", arguments, environment: environment, input: input.map { Data($0.utf8) })
-        #expect(await process.waitForExit(timeout: .seconds(30)))
+        #expect(await process.waitForExit(timeout: .seconds(90)))
         return (process.exitStatus ?? -1, process.log)
     }
 
@@ -19,7 +19,8 @@ import Testing
             _ = try await stack.signUpAndLogIn("ann")
             let config = stack.directory.appendingPathComponent("config").path
             let environment = ["XDG_CONFIG_HOME": config]
-            let endpoint = ["--endpoint", stack.frontend]
+            // Generous: hashing a password is slow on purpose, and slower on a loaded machine.
+            let endpoint = ["--endpoint", stack.frontend, "--timeout-ms", "30000"]
 
             let wrong = try await tally(["login", "ann", "--password-stdin"] + endpoint, in: stack, environment: environment, input: "nope nope nope\n")
             #expect(wrong.status == 1)
@@ -31,12 +32,15 @@ import Testing
             let file = "\(config)/tally/logins.json"
             #expect((try FileManager.default.attributesOfItem(atPath: file)[.posixPermissions] as? Int) == 0o600)
 
+            let stored = try JSONDecoder().decode([String: [String: String]].self, from: Data(contentsOf: URL(fileURLWithPath: file)))
             let whoami = try await tally(["call", "identity.whoami"] + endpoint, in: stack, environment: environment)
             #expect(whoami.status == 0, "\(whoami.log)")
             #expect(whoami.log.contains(#""username":"ann""#))
 
-            // An access token past its expiry is refreshed before the call, and the new tokens stored.
+            // A fresh access token is sent as stored; one past its expiry is refreshed before the
+            // call, and the new tokens stored.
             var logins = try JSONDecoder().decode([String: [String: String]].self, from: Data(contentsOf: URL(fileURLWithPath: file)))
+            #expect(logins == stored, "a fresh token needs no refresh")
             let before = try #require(logins[stack.frontend]?["refresh_token"])
             logins[stack.frontend]?["expires_at"] = "2020-01-01T00:00:00.000Z"
             try JSONEncoder().encode(logins).write(to: URL(fileURLWithPath: file))
@@ -58,7 +62,8 @@ import Testing
             _ = try await stack.signUpAndLogIn("ann")
             let config = stack.directory.appendingPathComponent("config").path
             let environment = ["XDG_CONFIG_HOME": config]
-            let endpoint = ["--endpoint", stack.frontend]
+            // Generous: hashing a password is slow on purpose, and slower on a loaded machine.
+            let endpoint = ["--endpoint", stack.frontend, "--timeout-ms", "30000"]
             _ = try await tally(
                 ["login", "ann", "--password-stdin"] + endpoint, in: stack, environment: environment, input: "correct horse battery staple\n")
             chmod("\(config)/tally/logins.json", 0o644)

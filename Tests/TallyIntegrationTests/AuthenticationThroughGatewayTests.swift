@@ -10,7 +10,7 @@ import Testing
     @Test func signUpLogInAndAskWhoIAm() async throws {
         try await TallyStack.with(workers: ["identity": 1]) { stack in
             let ann = try await stack.signUpAndLogIn("ann")
-            let whoami = try await stack.client().call("identity.whoami", token: ann.accessToken)
+            let whoami = try await stack.client(timeout: TallyStack.identityTimeout).call("identity.whoami", token: ann.accessToken)
             #expect(whoami.result?["user"]?["username"] == "ann", "\(whoami)")
             #expect(whoami.result?["user"]?["user_id"] == .string(ann.userID))
             #expect(whoami.result?["session_id"] == ann.result["session_id"])
@@ -21,7 +21,7 @@ import Testing
         try await TallyStack.with(workers: ["identity": 1]) { stack in
             let ann = try await stack.signUpAndLogIn("ann")
             let bo = try await stack.signUpAndLogIn("bo")
-            let client = try stack.client()
+            let client = try stack.client(timeout: TallyStack.identityTimeout)
             #expect(try await client.call("identity.whoami", token: bo.accessToken).result?["user"]?["username"] == "bo")
             let named = try await client.call("identity.whoami", ["user_id": .string(ann.userID)], token: bo.accessToken)
             #expect(named.error?.code == .invalidArgument, "\(named)")
@@ -36,7 +36,7 @@ import Testing
 
     @Test func noTokenAnExpiredOneAndAForgedOneAreUnauthenticated() async throws {
         try await TallyStack.with(workers: ["identity": 1]) { stack in
-            let client = try stack.client()
+            let client = try stack.client(timeout: TallyStack.identityTimeout)
             let missing = try await client.call("identity.whoami")
             #expect(missing.error?.code == .unauthenticated)
             #expect(missing.error?.field == "token")
@@ -62,7 +62,7 @@ import Testing
     @Test func aCallerWithoutTheRoleIsDeniedAndAnAdminIsNot() async throws {
         try await TallyStack.with(workers: ["identity": 1, "accounts": 1]) { stack in
             let ann = try await stack.signUpAndLogIn("ann")
-            let client = try stack.client()
+            let client = try stack.client(timeout: TallyStack.identityTimeout)
             let denied = try await client.call("identity.users", token: ann.accessToken)
             #expect(denied.error?.code == .permissionDenied, "\(denied)")
             #expect(denied.error?.message.contains("needs the role 'admin'") == true)
@@ -84,7 +84,7 @@ import Testing
 
     @Test func openCommandsIgnoreTokensEvenBadOnes() async throws {
         try await TallyStack.with(workers: ["calc": 1]) { stack in
-            let reply = try await stack.client().call(
+            let reply = try await stack.client(timeout: TallyStack.identityTimeout).call(
                 "calc.tip", ["amount": "84.00", "tip_percent": "18", "currency": "USD"], token: "not-a-token")
             #expect(reply.result?["tip"] == "15.12", "\(reply)")
         }
@@ -93,7 +93,7 @@ import Testing
     @Test func refreshRotatesAndLogoutRevokes() async throws {
         try await TallyStack.with(workers: ["identity": 1]) { stack in
             let ann = try await stack.signUpAndLogIn("ann")
-            let client = try stack.client()
+            let client = try stack.client(timeout: TallyStack.identityTimeout)
             let next = try await client.call("identity.refresh", ["refresh_token": .string(ann.refreshToken)])
             let newRefresh = try #require(next.result?["refresh_token"]?.stringValue, "\(next)")
             let newAccess = try #require(next.result?["access_token"]?.stringValue)

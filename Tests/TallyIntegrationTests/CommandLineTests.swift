@@ -72,7 +72,7 @@ import Testing
             let printed = try #require(up.log.firstRange(of: "made the admin olga with the password "), "\(up.log)")
             let password = String(up.log[printed.upperBound...].prefix { $0 != " " })
             let olga = try await stack.logIn("olga", password: password)
-            let users = try await stack.client().call("identity.users", token: olga.accessToken)
+            let users = try await stack.client(timeout: TallyStack.identityTimeout).call("identity.users", token: olga.accessToken)
             #expect(users.result?["users"]?.arrayValue?.compactMap { $0["username"]?.stringValue }.sorted() == ["notifier", "olga"], "\(users)")
             let prefixes = Set(up.log.split(separator: "\n").compactMap { line in
                 line.firstRange(of: " | ").map { line[..<$0.lowerBound].trimmingCharacters(in: .whitespaces) }

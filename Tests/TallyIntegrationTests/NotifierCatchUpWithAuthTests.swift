@@ -8,7 +8,7 @@ import Testing
 @Suite struct NotifierCatchUpWithAuthTests {
     @Test func eventsFromBeforeTheNotifierStartedArriveThroughAuthenticatedCatchUp() async throws {
         try await TallyStack.with(workers: ["identity": 1, "shopping": 1]) { stack in
-            let client = try stack.client()
+            let client = try stack.client(timeout: TallyStack.identityTimeout)
             func call(_ command: String, _ args: JSONValue) async throws -> JSONValue {
                 let reply = try await client.call(command, args)
                 return try #require(reply.result, "\(command): \(reply)")
@@ -35,7 +35,7 @@ import Testing
             try await stack.addUser("olga", roles: ["admin"])
             let olga = try await stack.logIn("olga")
             let notifier = try await stack.startNotifier()
-            let client = try stack.client()
+            let client = try stack.client(timeout: TallyStack.identityTimeout)
             let revoked = try await client.call("identity.revoke_service_token", ["name": "notifier"], token: olga.accessToken)
             #expect(revoked.result == ["ended_sessions": 1], "\(revoked)")
             // A restarted notifier has no access token left to use: it must trade, and is refused.
