@@ -32,8 +32,12 @@ struct LoginCommand: AsyncParsableCommand {
     func run() async throws {
         let password = passwordStdin ? PasswordInput.firstLine(FileHandle.standardInput.readDataToEndOfFile()) : try PasswordPrompt.ask("Password for \(username): ")
         let client = try connection.client()
+        // With a key the gateway may give the login to another worker if the first dies holding
+        // it (identity does not store the tokens for the key: a second run is a second session).
         let reply = try await connection.send {
-            try await client.call("identity.login", ["username": .string(username), "password": .string(password)])
+            try await client.call(
+                "identity.login", ["username": .string(username), "password": .string(password)],
+                idempotencyKey: UUID().uuidString.lowercased())
         }
         guard let result = reply.result, let login = LoginStore.Login(username: username.lowercased(), result: result) else {
             FileHandle.standardError.write(Data("tally login: \(reply.error?.message ?? "no tokens in the reply")\n".utf8))

@@ -35,14 +35,18 @@ extension TallyStack {
 
     /// Signs `username` up and logs them in through the gateway (needs an identity worker).
     public func signUpAndLogIn(_ username: String, password: String = "correct horse battery staple") async throws -> Login {
-        let signup = try await client(timeout: Self.identityTimeout).call("identity.signup", ["username": .string(username), "password": .string(password)])
+        // A key, as every client should send with a change: the gateway may then give the request
+        // to another worker if its worker is taken for dead on a loaded machine.
+        let signup = try await client(timeout: Self.identityTimeout).call(
+            "identity.signup", ["username": .string(username), "password": .string(password)], idempotencyKey: UUID().uuidString)
         guard signup.isOK else { throw StackError.refused(command: "identity.signup", reply: "\(signup)") }
         return try await logIn(username, password: password)
     }
 
     /// Logs `username` in through the gateway (needs an identity worker).
     public func logIn(_ username: String, password: String = "correct horse battery staple") async throws -> Login {
-        let reply = try await client(timeout: Self.identityTimeout).call("identity.login", ["username": .string(username), "password": .string(password)])
+        let reply = try await client(timeout: Self.identityTimeout).call(
+            "identity.login", ["username": .string(username), "password": .string(password)], idempotencyKey: UUID().uuidString)
         guard let result = reply.result, let access = result["access_token"]?.stringValue,
             let refresh = result["refresh_token"]?.stringValue, let userID = result["user"]?["user_id"]?.stringValue
         else { throw StackError.refused(command: "identity.login", reply: "\(reply)") }
