@@ -143,7 +143,9 @@ let package = Package(
             "TallyNotifier", "TallyProtocol", "TallyStorage", "TallyTesting",
             .product(name: "GRDB", package: "GRDB.swift"),
         ]),
-        .testTarget(name: "TallyAuthTests", dependencies: ["TallyAuth", "TallyProtocol", "TallyWorker", "TallyTesting"]),
+        .testTarget(name: "TallyAuthTests", dependencies: [
+            "TallyAuth", "TallyProtocol", "TallyWorker", "TallyTesting", .product(name: "Logging", package: "swift-log"),
+        ]),
         .testTarget(name: "TallyIdentityTests", dependencies: [
             "TallyIdentity", "TallyAuth", "TallyProtocol", "TallyStorage", "TallyTesting",
         ]),

@@ -18,9 +18,6 @@ public struct AccessTokenVerifier: Sendable {
         self.keys = Dictionary(keys.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
     }
 
-    /// The ids of the keys trusted, sorted: for logs and messages.
-    public var keyIDs: [String] { keys.keys.sorted() }
-
     public func verify(_ token: String, now: Date = Date()) throws(TokenRejection) -> AccessTokenClaims {
         let parts = token.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 3 else { throw .malformed("it has \(parts.count) part(s) separated by '.', not 3") }

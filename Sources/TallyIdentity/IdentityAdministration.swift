@@ -17,10 +17,6 @@ public struct IdentityAdministration {
         self.passwordHashing = passwordHashing
     }
 
-    public func userExists(_ username: String) throws -> Bool {
-        try store.user(named: try Username.check(username, field: "username")) != nil
-    }
-
     /// Makes `username` a person with `password` and `roles`; a person who exists already keeps
     /// their password and gets the roles they lack. Returns whether the user is new.
     @discardableResult
