@@ -7,6 +7,11 @@ enum EnvironmentDefaults {
         ProcessInfo.processInfo.environment[name].flatMap { $0.isEmpty ? nil : $0 } ?? fallback
     }
 
+    /// The variable's value, or nil when it is unset or empty.
+    static func optionalString(_ name: String) -> String? {
+        ProcessInfo.processInfo.environment[name].flatMap { $0.isEmpty ? nil : $0 }
+    }
+
     static func int(_ name: String, _ fallback: Int) -> Int {
         ProcessInfo.processInfo.environment[name].flatMap { Int($0) } ?? fallback
     }
@@ -24,4 +29,13 @@ enum EnvironmentDefaults {
     static var concurrency: Int { int("TALLY_WORKER_CONCURRENCY", 1) }
     static var callTimeoutMilliseconds: Int { int("TALLY_CALL_TIMEOUT_MS", 5000) }
     static var callRetries: Int { int("TALLY_CALL_RETRIES", 2) }
+    static var publicKeys: String? { optionalString("TALLY_PUBLIC_KEYS") }
+    static var signingKey: String? { optionalString("TALLY_SIGNING_KEY") }
+    static var serviceTokenFile: String? { optionalString("TALLY_SERVICE_TOKEN_FILE") }
+    static var accessTokenSeconds: Int { int("TALLY_ACCESS_TOKEN_SECONDS", 300) }
+    static var refreshTokenDays: Int { int("TALLY_REFRESH_TOKEN_DAYS", 14) }
+    static var passwordCost: Int { int("TALLY_PASSWORD_COST", 17) }
+    static var token: String? { optionalString("TALLY_TOKEN") }
+    static var adminUser: String? { optionalString("TALLY_ADMIN_USER") }
+    static var adminPassword: String? { optionalString("TALLY_ADMIN_PASSWORD") }
 }

@@ -30,6 +30,10 @@ struct WorkerCommand: AsyncParsableCommand {
     @Option(help: "Where services that record events publish them: the notifier's inlet. Env: TALLY_EVENTS_ENDPOINT.")
     var eventsEndpoint: String = EnvironmentDefaults.eventsEndpoint
 
+    @OptionGroup var keys: KeyOptions
+
+    @OptionGroup var identity: IdentityOptions
+
     @Option(help: .hidden)
     var handlingDelayMs: Int = 0
 
@@ -54,9 +58,13 @@ struct WorkerCommand: AsyncParsableCommand {
         let publisher = ServiceCatalog.publishingEvents.contains(service)
             ? EventPublisher(endpoint: eventsEndpoint, context: context, logger: logger, exitAfterCommit: exitAfterCommit)
             : nil
+        let signingKey = service == "identity" ? try identity.loadSigningKey(dataDirectory: dataDir) : nil
+        let verifier = try keys.verifier(dataDirectory: dataDir, extra: signingKey.map { [$0.verificationKey] } ?? [], logger: logger)
         guard let handler = try ServiceCatalog.handler(
             named: service, dataDirectory: dataDir,
-            options: ServiceOptions(currencyLoadDelay: .milliseconds(currencyLoadDelayMs), eventSink: publisher)) else {
+            options: ServiceOptions(
+                currencyLoadDelay: .milliseconds(currencyLoadDelayMs), eventSink: publisher, signingKey: signingKey,
+                identity: identity.settings)) else {
             throw ValidationError("unknown service '\(service)'")
         }
         let configuration = WorkerConfiguration(
@@ -64,7 +72,8 @@ struct WorkerCommand: AsyncParsableCommand {
             liveness: heartbeat.liveness, maximumMessageBytes: maxMessageBytes, handlingDelay: .milliseconds(handlingDelayMs))
         let readiness = Readiness(parts: [service])
         let worker = WorkerService(
-            handler: handler, configuration: configuration, context: context, logger: logger,
+            handler: handler, middleware: ServiceCatalog.middleware(verifier: verifier), configuration: configuration,
+            context: context, logger: logger,
             readiness: readiness.reporter(for: service))
         try await process.runServices(publisher.map { [worker, $0] } ?? [worker], readiness: readiness, logger: logger)
     }

@@ -63,6 +63,8 @@ struct AnyCodingKey: CodingKey {
 struct EnvelopeFields {
     static let allowed: Set<String> = ["id", "command", "args", "deadline_ms", "idempotency_key", "token", "locale"]
     static let maximumTextLength = 256
+    /// Access tokens are signed JWTs of a few hundred bytes (more with many roles).
+    static let maximumTokenLength = 4096
 
     let container: KeyedDecodingContainer<AnyCodingKey>
 
@@ -100,7 +102,8 @@ struct EnvelopeFields {
         }
         return EnvelopeHead(
             id: try text("id"), command: command, deadlineMilliseconds: deadline,
-            idempotencyKey: try text("idempotency_key"), token: try text("token"), locale: try text("locale"))
+            idempotencyKey: try text("idempotency_key"), token: try text("token", limit: Self.maximumTokenLength),
+            locale: try text("locale"))
     }
 
     private func value(_ key: String) throws -> JSONValue? {
@@ -108,12 +111,12 @@ struct EnvelopeFields {
         return value == .null ? nil : value
     }
 
-    private func text(_ key: String) throws -> String? {
+    private func text(_ key: String, limit: Int = Self.maximumTextLength) throws -> String? {
         switch try value(key) {
         case nil: return nil
         case .string(let text)?:
-            guard !text.isEmpty, text.utf8.count <= Self.maximumTextLength else {
-                throw TallyError.invalidArgument("\(key) must be 1 to \(Self.maximumTextLength) bytes long", field: key)
+            guard !text.isEmpty, text.utf8.count <= limit else {
+                throw TallyError.invalidArgument("\(key) must be 1 to \(limit) bytes long", field: key)
             }
             return text
         case let other?:

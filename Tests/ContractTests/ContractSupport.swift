@@ -253,6 +253,16 @@ enum VaryingFields {
         // Its DTSTAMP is the time of the request.
         "roster.ical": ["calendar"],
         "roster.events": ["id", "time", "created_at", "updated_at", "joined_at", "expires_at"],
+        "identity.signup": ["created_at"],
+        "identity.login": ["access_token", "expires_at", "refresh_token", "refresh_expires_at", "session_id"],
+        "identity.refresh": ["access_token", "expires_at", "refresh_token", "refresh_expires_at", "session_id"],
+        "identity.whoami": ["created_at", "session_id", "session_started_at"],
+        "identity.grant_role": ["created_at"],
+        "identity.revoke_role": ["created_at"],
+        "identity.users": ["created_at"],
+        "identity.issue_service_token": ["service_token", "session_id"],
+        "identity.service_login": ["access_token", "expires_at", "session_id"],
+        "identity.events": ["id", "time", "session_id"],
     ]
 
     /// `value` without the varying keys of `command`'s result, at any depth.
@@ -280,6 +290,49 @@ extension JSONValue {
     /// Compact JSON with sorted keys, for messages.
     var compactText: String {
         String(decoding: (try? JSONEncoder.tally.encode(self)) ?? Data(), as: UTF8.self)
+    }
+}
+
+/// The tokens request examples name by placeholder (`"<access token of ann>"`), filled in from the
+/// live replies of earlier examples (or signed with the stack's key) before a request is sent:
+/// real tokens carry a fresh key's signature and the time, so no document can spell them.
+struct TokenPlaceholders {
+    private var values: [String: String] = [:]
+    /// A token with the `service` role, signed with the stack's key.
+    let serviceAccessToken: String
+
+    init(serviceAccessToken: String) {
+        self.serviceAccessToken = serviceAccessToken
+        values["<access token with the service role>"] = serviceAccessToken
+    }
+
+    /// Remembers the tokens a live result hands out, by the user they are for.
+    mutating func learn(from result: JSONValue) {
+        guard let username = result["user"]?["username"]?.stringValue else { return }
+        for (field, kind) in [("access_token", "access token"), ("refresh_token", "refresh token"), ("service_token", "service token")] {
+            if let token = result[field]?.stringValue { values["<\(kind) of \(username)>"] = token }
+        }
+    }
+
+    /// `text` with each placeholder string replaced by its token; the placeholders no earlier
+    /// reply gave, in `missing`.
+    func fill(_ text: String) -> (text: String, missing: [String]) {
+        var filled = text
+        var missing: [String] = []
+        var searchFrom = filled.startIndex
+        while let open = filled.range(of: "\"<", range: searchFrom..<filled.endIndex),
+            let close = filled.range(of: ">\"", range: open.upperBound..<filled.endIndex)
+        {
+            let placeholder = String(filled[filled.index(after: open.lowerBound)..<filled.index(before: close.upperBound)])
+            guard let token = values[placeholder] else {
+                if placeholder.contains(" token") { missing.append(placeholder) }
+                searchFrom = close.upperBound
+                continue
+            }
+            filled.replaceSubrange(open.lowerBound..<close.upperBound, with: "\"\(token)\"")
+            searchFrom = filled.startIndex
+        }
+        return (filled, missing)
     }
 }
 
