@@ -108,7 +108,7 @@ let package = Package(
             .product(name: "Histogram", package: "hdrhistogram-swift"),
         ]),
 
-        .testTarget(name: "TallyProtocolTests", dependencies: ["TallyProtocol"]),
+        .testTarget(name: "TallyProtocolTests", dependencies: ["TallyProtocol", "TallyTesting"]),
         .testTarget(name: "TallyStorageTests", dependencies: [
             "TallyStorage", "TallyProtocol", .product(name: "GRDB", package: "GRDB.swift"),
         ]),

@@ -44,7 +44,11 @@ public struct Envelope: Sendable {
 
 extension Envelope: Codable {
     public init(from decoder: Decoder) throws {
-        let fields = try EnvelopeFields(from: decoder)
+        try self.init(fields: EnvelopeFields(JSONValue(from: decoder)))
+    }
+
+    /// An envelope from its validated members: the head's fields, and `args` (absent or `null` is `{}`).
+    init(fields: EnvelopeFields) throws(TallyError) {
         let head = try fields.head()
         id = head.id
         command = head.command
@@ -52,8 +56,8 @@ extension Envelope: Codable {
         idempotencyKey = head.idempotencyKey
         token = head.token
         locale = head.locale
-        switch try fields.container.decodeIfPresent(JSONValue.self, forKey: AnyCodingKey("args")) {
-        case nil, .null?: args = .object([:])
+        switch fields.value("args") {
+        case nil: args = .object([:])
         case .object(let object)?: args = .object(object)
         case let other?: throw TallyError.invalidArgument("args must be a JSON object, not \(other.typeName)", field: "args")
         }
@@ -82,13 +86,14 @@ extension Envelope: Codable {
         try container.encodeIfPresent(locale, forKey: .locale)
     }
 
+    /// Reads an envelope in one pass over its JSON, args included.
     public static func decode(_ data: Data) throws(TallyError) -> Envelope {
-        try EnvelopeFields.decode(Envelope.self, from: data)
+        try Envelope(fields: EnvelopeFields(data, building: true))
     }
 
     public func encoded() -> Data {
         // Encoding plain values cannot fail.
-        (try? JSONEncoder.tally.encode(self)) ?? Data()
+        (try? TallyJSON.encode(self)) ?? Data()
     }
 }
 

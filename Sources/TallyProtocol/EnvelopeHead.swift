@@ -1,9 +1,9 @@
 import Foundation
 
-/// The envelope fields the gateway needs to route, time and answer a request, decoded without
-/// building `args` (the worker decodes those, once). Validation is shared with `Envelope`, so the
-/// gateway rejects exactly what a worker would.
-public struct EnvelopeHead: Sendable, Decodable {
+/// The envelope fields the gateway needs to route, time and answer a request, read without
+/// building `args` (the worker decodes those, once): the args are checked for syntax and type only.
+/// Validation is shared with `Envelope`, so the gateway rejects exactly what a worker would.
+public struct EnvelopeHead: Sendable {
     public var id: String?
     public var command: String
     public var deadlineMilliseconds: Int?
@@ -12,19 +12,6 @@ public struct EnvelopeHead: Sendable, Decodable {
     public var locale: String?
 
     public var service: Substring { Envelope.service(of: command) }
-
-    public init(from decoder: Decoder) throws {
-        let fields = try EnvelopeFields(from: decoder)
-        self = try fields.head()
-        // Check that args is an object without materialising it.
-        if fields.container.contains(AnyCodingKey("args")), try !fields.container.decodeNil(forKey: AnyCodingKey("args")) {
-            do {
-                _ = try fields.container.nestedContainer(keyedBy: AnyCodingKey.self, forKey: AnyCodingKey("args"))
-            } catch {
-                throw TallyError.invalidArgument("args must be a JSON object", field: "args")
-            }
-        }
-    }
 
     init(id: String?, command: String, deadlineMilliseconds: Int?, idempotencyKey: String?, token: String?, locale: String?) {
         self.id = id
@@ -36,51 +23,56 @@ public struct EnvelopeHead: Sendable, Decodable {
     }
 
     public static func decode(_ data: Data) throws(TallyError) -> EnvelopeHead {
-        try EnvelopeFields.decode(EnvelopeHead.self, from: data)
+        let fields = try EnvelopeFields(data, building: false)
+        let head = try fields.head()
+        switch fields.members["args"] {
+        case nil, .null?, .object?: return head
+        default: throw TallyError.invalidArgument("args must be a JSON object", field: "args")
+        }
     }
 
     /// The request's `id` when the envelope is invalid but its `id` is fine, so the error reply can
     /// still say which request it answers.
     public static func recoverID(from data: Data) -> String? {
-        struct IDOnly: Decodable { let id: String? }
-        guard let id = (try? JSONDecoder().decode(IDOnly.self, from: data))?.id,
-            !id.isEmpty, id.utf8.count <= EnvelopeFields.maximumTextLength
+        guard case .object(let members)? = try? JSONReader.parse(data, skippingMember: "args"),
+            case .string(let id)? = members["id"], !id.isEmpty, id.utf8.count <= EnvelopeFields.maximumTextLength
         else { return nil }
         return id
     }
 }
 
-/// A coding key for any string, to see every key a client sent.
-struct AnyCodingKey: CodingKey {
-    var stringValue: String
-    var intValue: Int? { nil }
-    init(_ string: String) { stringValue = string }
-    init?(stringValue: String) { self.stringValue = stringValue }
-    init?(intValue: Int) { nil }
-}
-
-/// The top-level object of an envelope, and the validation of its scalar fields.
+/// The top-level members of an envelope, and the validation of its scalar fields.
 struct EnvelopeFields {
     static let allowed: Set<String> = ["id", "command", "args", "deadline_ms", "idempotency_key", "token", "locale"]
     static let maximumTextLength = 256
 
-    let container: KeyedDecodingContainer<AnyCodingKey>
+    let members: [String: JSONValue]
 
-    init(from decoder: Decoder) throws {
+    /// Reads the envelope's JSON; `args` is built only when `building`.
+    init(_ data: Data, building: Bool) throws(TallyError) {
+        let document: JSONValue
         do {
-            container = try decoder.container(keyedBy: AnyCodingKey.self)
+            document = try JSONReader.parse(data, skippingMember: building ? nil : "args")
         } catch {
+            throw TallyError.invalidArgument("the request is not valid JSON (UTF-8 text with one JSON object)")
+        }
+        try self.init(document)
+    }
+
+    init(_ document: JSONValue) throws(TallyError) {
+        guard case .object(let members) = document else {
             throw TallyError.invalidArgument(
                 "the request must be a JSON object such as {\"command\": \"calc.tip\", \"args\": {...}}")
         }
-        if let unknown = container.allKeys.map(\.stringValue).sorted().first(where: { !Self.allowed.contains($0) }) {
+        if let unknown = members.keys.filter({ !Self.allowed.contains($0) }).min() {
             throw TallyError.invalidArgument(
                 "unknown envelope field '\(unknown)'; allowed: \(Self.allowed.sorted().joined(separator: ", "))",
                 field: unknown)
         }
+        self.members = members
     }
 
-    func head() throws -> EnvelopeHead {
+    func head() throws(TallyError) -> EnvelopeHead {
         guard let command = try text("command") else {
             throw TallyError.invalidArgument("command is required, for example \"calc.tip\"", field: "command")
         }
@@ -90,7 +82,7 @@ struct EnvelopeFields {
                 field: "command")
         }
         var deadline: Int?
-        switch try value("deadline_ms") {
+        switch value("deadline_ms") {
         case nil: deadline = nil
         case .integer(let ms)? where ms >= 1 && ms <= Int64(Envelope.maximumDeadlineMilliseconds): deadline = Int(ms)
         default:
@@ -103,13 +95,14 @@ struct EnvelopeFields {
             idempotencyKey: try text("idempotency_key"), token: try text("token"), locale: try text("locale"))
     }
 
-    private func value(_ key: String) throws -> JSONValue? {
-        let value = try container.decodeIfPresent(JSONValue.self, forKey: AnyCodingKey(key))
+    /// A member, with `null` as absent.
+    func value(_ key: String) -> JSONValue? {
+        let value = members[key]
         return value == .null ? nil : value
     }
 
-    private func text(_ key: String) throws -> String? {
-        switch try value(key) {
+    private func text(_ key: String) throws(TallyError) -> String? {
+        switch value(key) {
         case nil: return nil
         case .string(let text)?:
             guard !text.isEmpty, text.utf8.count <= Self.maximumTextLength else {
@@ -118,17 +111,6 @@ struct EnvelopeFields {
             return text
         case let other?:
             throw TallyError.invalidArgument("\(key) must be a string, not \(other.typeName)", field: key)
-        }
-    }
-
-    /// Decodes with one JSON parse, turning any decoding failure into an `invalid_argument`.
-    static func decode<T: Decodable>(_ type: T.Type, from data: Data) throws(TallyError) -> T {
-        do {
-            return try JSONDecoder().decode(type, from: data)
-        } catch let error as TallyError {
-            throw error
-        } catch {
-            throw TallyError.invalidArgument("the request is not valid JSON (UTF-8 text with one JSON object)")
         }
     }
 }
