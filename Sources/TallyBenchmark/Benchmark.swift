@@ -1,121 +1,182 @@
 import ArgumentParser
 import Foundation
-import Histogram
+import TallyClient
 import TallyProtocol
 import TallyTesting
 import ZeroMQ
 
-/// `tally-bench`: closed-loop load on a gateway, reporting throughput and latency percentiles.
+/// `tally-bench`: the request path measured against the limit of this machine, in one table.
 ///
-/// Without `--endpoint` it starts its own stack (a gateway and `--workers` calc workers as real
-/// processes, on ipc endpoints), so a run measures the whole path: client → gateway → worker.
+/// Without `--endpoint` it starts its own stack as `tally up` would (a gateway, a calc worker
+/// process with one MDP worker per core, and shopping and accounts workers for the durable
+/// writes), as real processes on ipc endpoints. With `--baseline` (the default) it also runs a bare
+/// ROUTER/ROUTER relay with an echo worker over the same ZeroMQ layer in this process, and gives
+/// each throughput as a share of the relay's, measured in the same run on the same machine.
 @main
 struct Benchmark: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "tally-bench",
-        abstract: "Measure Tally's request throughput and latency.")
+        abstract: "Measure Tally's request path against a bare ZeroMQ relay, and print one table.")
 
-    @Option(help: "Gateway to load; without it a fresh local stack is started.")
+    @Option(help: "A running gateway to load; without it a fresh local stack is started.")
     var endpoint: String?
 
-    @Option(help: "Calc worker processes of the local stack.")
-    var workers: Int = 2
+    @Flag(inversion: .prefixedNo, help: "Also measure a bare ROUTER/ROUTER relay with an echo worker, the limit.")
+    var baseline = true
 
-    @Option(help: "Worker threads per worker process of the local stack.")
-    var concurrency: Int = 1
+    @Option(help: "MDP worker threads of the local calc worker process (tally up starts one per core).")
+    var concurrency: Int = ProcessInfo.processInfo.activeProcessorCount
 
-    @Option(help: "Client threads, each with one request outstanding at a time.")
+    @Option(help: "Client sockets of the throughput rows.")
     var clients: Int = 4
 
-    @Option(help: "Measured requests in all.")
-    var requests: Int = 20_000
+    @Option(help: "Requests each client keeps in flight in the throughput rows.")
+    var inFlight: Int = 16
 
-    @Option(help: "Requests before measuring, to warm caches and connections.")
-    var warmup: Int = 1_000
+    @Option(help: "Seconds measured per row.")
+    var seconds: Double = 5
 
-    @Option(help: "The command to send.")
-    var command: String = "calc.tip"
+    @Option(help: "Seconds of warm-up before each row is measured.")
+    var warmupSeconds: Double = 1
 
-    @Option(help: "Its args, as JSON.")
-    var args: String = #"{"amount":"84.00","tip_percent":"18","split":3,"currency":"USD"}"#
+    @Flag(inversion: .prefixedNo, help: "Measure keyed durable writes (shopping.add_item, accounts.create).")
+    var writes = true
+
+    func validate() throws {
+        guard clients >= 1, inFlight >= 1, concurrency >= 1 else { throw ValidationError("--clients, --in-flight and --concurrency must be at least 1") }
+        guard inFlight <= 1024 else { throw ValidationError("--in-flight must be at most 1024") }
+        guard seconds > 0, warmupSeconds >= 0 else { throw ValidationError("--seconds must be positive") }
+    }
 
     func run() async throws {
-        let parsedArgs = try JSONDecoder().decode(JSONValue.self, from: Data(args.utf8))
-        let body = Envelope(command: command, args: parsedArgs).encoded()
+        let context = try ZMQContext()
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("tally-bench-\(getpid())")
+        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        var table = ResultTable(header: header)
+
+        if baseline {
+            let relay = BareRelay(context: context, directory: scratch)
+            try await relay.start()
+            do {
+                let limit = try await throughput(relay.frontend, checks: false, body: Requests.tip)
+                table.relay = limit
+                table.add("bare relay + echo worker (ZeroMQ layer, no JSON)", limit)
+                table.add("bare relay, one synchronous client", try await synchronous(relay.frontend, checks: false, body: Requests.tip))
+            } catch {
+                try await relay.shutdown()
+                throw error
+            }
+            try await relay.shutdown()
+        }
+
         if let endpoint {
-            try await measure(endpoint: endpoint, body: body, context: ZMQContext())
+            try await measureTally(at: endpoint, context: context, stackDescription: "the gateway at \(endpoint)", into: &table)
+        } else {
+            var options = TallyStack.Options()
+            options.heartbeat = .milliseconds(1000)
+            let stack = try TallyStack(options: options)
+            do {
+                try await stack.startGateway()
+                var started = [try stack.startWorker("calc", concurrency: concurrency)]
+                if writes {
+                    started.append(try stack.startWorker("shopping", concurrency: concurrency))
+                    started.append(try stack.startWorker("accounts", concurrency: concurrency))
+                }
+                for process in started { try await process.waitUntilReady() }
+                try await measureTally(
+                    at: stack.frontend, context: stack.context,
+                    stackDescription: "gateway + calc worker (\(concurrency) MDP workers)", into: &table)
+            } catch {
+                await stack.stop()
+                throw error
+            }
+            await stack.stop()
+        }
+        table.print()
+    }
+
+    private func measureTally(at endpoint: String, context: ZMQContext, stackDescription: String, into table: inout ResultTable) async throws {
+        try await table.add("calc.tip via \(stackDescription)", throughput(endpoint, body: Requests.tip), versusRelay: true)
+        let ping = try await synchronous(endpoint, body: Requests.ping)
+        table.add("system.ping, one synchronous client (gateway only)", ping)
+        let tip = try await synchronous(endpoint, body: Requests.tip)
+        table.add("calc.tip, one synchronous client", tip, note: String(format: "%.2f × ping (p50)", Double(tip.latency.valueAtPercentile(50)) / Double(max(1, ping.latency.valueAtPercentile(50)))))
+
+        table.section("keyed durable writes, 16 in flight (storage: the lead fills these in after group commit)")
+        guard writes else {
+            table.placeholder("shopping.add_item", "not measured (--no-writes)")
+            table.placeholder("accounts.create", "not measured (--no-writes)")
+            table.placeholder("event → alert at 1,000 purchases/s", "not measured yet")
             return
         }
-        var options = TallyStack.Options()
-        options.heartbeat = .milliseconds(1000)
-        let stack = try TallyStack(options: options)
-        do {
-            try await stack.start()
-            let service = String(Envelope.service(of: command))
-            if CommandCatalog.gatewayServices.contains(service) {
-                print("stack: gateway only (\(service) is answered by the gateway), ipc endpoints")
-                try await measure(endpoint: stack.frontend, body: body, context: stack.context)
-            } else {
-                for _ in 0..<workers { try stack.startWorker(service, concurrency: concurrency) }
-                try await stack.waitForWorkers(service, count: workers * concurrency)
-                print("stack: gateway + \(workers) \(service) worker process(es) × \(concurrency) thread(s), ipc endpoints")
-                try await measure(endpoint: stack.frontend, body: body, context: stack.context)
-                if case .number(let mean)? = try await stack.serviceStatus(service)?["mean_handling_ms"] {
-                    print("mean time in the worker, as the gateway saw it: \(mean) ms")
-                }
+        let run = UUID().uuidString.prefix(8).lowercased()
+        let client = try TallyClient(endpoint: endpoint, timeout: .seconds(10), tries: 1, context: context)
+        // A list holds at most 500 items: enough lists for 20,000 writes a second.
+        let listCount = Int(((seconds + warmupSeconds) * 20_000 / 500).rounded(.up)) + 1
+        var lists: [Int64] = []
+        for index in 0..<listCount {
+            let reply = try await client.call(
+                "shopping.create_list", ["owner": .string("bench-\(run)"), "kind": "shopping", "name": .string("Bench \(index)"), "currency": "EUR"],
+                idempotencyKey: "bench-\(run)-list-\(index)")
+            guard let id = reply.result?["list_id"]?.intValue ?? reply.result?["id"]?.intValue else {
+                throw BenchmarkError("shopping.create_list failed: \(reply)")
             }
-        } catch {
-            await stack.stop()
-            throw error
+            lists.append(id)
         }
-        await stack.stop()
+        let shoppingLists = lists
+        table.add("shopping.add_item, idempotency_key each", try await durableWrites(endpoint) { slot, sequence in
+            Data(#"{"id":"\#(slot)","command":"shopping.add_item","idempotency_key":"bench-\#(run)-item-\#(sequence)","args":{"owner":"bench-\#(run)","list_id":\#(shoppingLists[min(sequence / 500, shoppingLists.count - 1)]),"name":"item \#(sequence)"}}"#.utf8)
+        })
+        table.add("accounts.create, idempotency_key each", try await durableWrites(endpoint) { slot, sequence in
+            Data(#"{"id":"\#(slot)","command":"accounts.create","idempotency_key":"bench-\#(run)-account-\#(sequence)","args":{"owner":"bench-\#(run)","name":"a\#(sequence)","currency":"USD","starting_balance":"10.00"}}"#.utf8)
+        })
+        table.placeholder("event → alert at 1,000 purchases/s (p99)", "not measured yet: the lead adds it with group commit")
     }
 
-    private func measure(endpoint: String, body: Data, context: ZMQContext) async throws {
-        let perClient = max(1, requests / clients)
-        let warmupPerClient = max(0, warmup / clients)
-        let started = ContinuousClock.now
-        let histograms = try await withThrowingTaskGroup(of: Histogram<UInt64>.self) { group in
-            for index in 0..<clients {
-                group.addTask {
-                    try await DedicatedThread.run(name: "bench-client-\(index)") {
-                        try Self.load(endpoint: endpoint, body: body, context: context, warmup: warmupPerClient, count: perClient)
-                    }
-                }
-            }
-            var all: [Histogram<UInt64>] = []
-            for try await histogram in group { all.append(histogram) }
-            return all
-        }
-        let elapsed = ContinuousClock.now - started
-        var latency = Histogram<UInt64>(highestTrackableValue: 60_000_000, numberOfSignificantValueDigits: .three)
-        for histogram in histograms { latency.add(histogram) }
-        let total = Int(latency.totalCount)
-        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-        print("command: \(command)  clients: \(clients)  requests: \(total)  (after \(warmupPerClient * clients) warm-up)")
-        print(String(format: "throughput: %.0f requests/s over %.2f s (includes warm-up)", Double(total + warmupPerClient * clients) / seconds, seconds))
-        print("latency µs:  p50 \(latency.valueAtPercentile(50))  p90 \(latency.valueAtPercentile(90))  p99 \(latency.valueAtPercentile(99))  p99.9 \(latency.valueAtPercentile(99.9))  max \(latency.max)")
+    private var header: String {
+        #if DEBUG
+        let build = "DEBUG build: not representative, use -c release"
+        #else
+        let build = "release build"
+        #endif
+        let load = (try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8))?.split(separator: " ").first.map(String.init) ?? "?"
+        return "tally-bench: \(ProcessInfo.processInfo.activeProcessorCount) cores, load \(load) at start, \(build), ipc endpoints; "
+            + String(format: "%.1f s measured after %.1f s warm-up per row", seconds, warmupSeconds)
     }
 
-    /// One client: REQ socket, send, wait, record the round trip in microseconds.
-    private static func load(endpoint: String, body: Data, context: ZMQContext, warmup: Int, count: Int) throws -> Histogram<UInt64> {
-        let socket = try ZMQSocket(context: context, type: .req)
-        defer { socket.close() }
-        try socket.connect(endpoint)
-        var histogram = Histogram<UInt64>(highestTrackableValue: 60_000_000, numberOfSignificantValueDigits: .three)
-        let clock = ContinuousClock()
-        for index in 0..<(warmup + count) {
-            let sent = clock.now
-            try socket.send([body])
-            guard let reply = try socket.receive(), reply.count == 1 else { throw ValidationError("bad reply") }
-            if index == 0, !(try Reply.decode(reply[0])).isOK {
-                throw ValidationError("the command failed: \(String(decoding: reply[0], as: UTF8.self))")
-            }
-            if index >= warmup {
-                let (seconds, attoseconds) = (clock.now - sent).components
-                _ = histogram.record(UInt64(seconds) * 1_000_000 + UInt64(attoseconds / 1_000_000_000_000))
-            }
-        }
-        return histogram
+    private var measured: Duration { .milliseconds(Int(seconds * 1000)) }
+    private var warmup: Duration { .milliseconds(Int(warmupSeconds * 1000)) }
+
+    private func throughput(_ endpoint: String, checks: Bool = true, body: @escaping PipelinedLoad.Body) async throws -> Figures {
+        let outcome = try await PipelinedLoad(
+            endpoint: endpoint, clients: clients, inFlight: inFlight, warmup: warmup, measured: measured, checksReplies: checks
+        ).run(context: ZMQContext(), body: body)
+        return Figures(inFlight: "\(clients) × \(inFlight)", outcome: outcome)
     }
+
+    private func synchronous(_ endpoint: String, checks: Bool = true, body: @escaping PipelinedLoad.Body) async throws -> Figures {
+        let outcome = try await PipelinedLoad(
+            endpoint: endpoint, clients: 1, inFlight: 1, warmup: warmup, measured: measured, checksReplies: checks
+        ).run(context: ZMQContext(), body: body)
+        return Figures(inFlight: "1 × 1", outcome: outcome)
+    }
+
+    private func durableWrites(_ endpoint: String, body: @escaping PipelinedLoad.Body) async throws -> Figures {
+        let outcome = try await PipelinedLoad(
+            endpoint: endpoint, clients: 4, inFlight: 4, warmup: warmup, measured: measured, checksReplies: true
+        ).run(context: ZMQContext(), body: body)
+        return Figures(inFlight: "4 × 4", outcome: outcome)
+    }
+}
+
+/// The request bodies of the read rows, one per slot, made once.
+enum Requests {
+    static let tipArgs = #"{"amount":"84.00","tip_percent":"18","split":3,"currency":"USD"}"#
+
+    static let tip: PipelinedLoad.Body = { slot, _ in tipBodies[slot % tipBodies.count] }
+    static let ping: PipelinedLoad.Body = { slot, _ in pingBodies[slot % pingBodies.count] }
+
+    private static let tipBodies = (0..<1024).map { Data(#"{"id":"\#($0)","command":"calc.tip","args":\#(tipArgs)}"#.utf8) }
+    private static let pingBodies = (0..<1024).map { Data(#"{"id":"\#($0)","command":"system.ping"}"#.utf8) }
 }
