@@ -23,7 +23,7 @@ struct UpCommand: AsyncParsableCommand {
 
     @OptionGroup var heartbeat: HeartbeatOptions
 
-    @Option(help: "Worker threads per service. Env: TALLY_WORKER_CONCURRENCY.")
+    @Option(help: "Worker threads per service (default: one per core). Env: TALLY_WORKER_CONCURRENCY.")
     var concurrency: Int = EnvironmentDefaults.concurrency
 
     @OptionGroup var process: ProcessOptions

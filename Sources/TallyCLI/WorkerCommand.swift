@@ -13,7 +13,7 @@ struct WorkerCommand: AsyncParsableCommand {
     @Argument(help: "The service to serve: \(ServiceCatalog.all.joined(separator: ", ")).")
     var service: String
 
-    @Option(help: "Worker threads in this process, each its own MDP worker. Env: TALLY_WORKER_CONCURRENCY.")
+    @Option(help: "Worker threads in this process, each its own MDP worker (default: one per core). Env: TALLY_WORKER_CONCURRENCY.")
     var concurrency: Int = EnvironmentDefaults.concurrency
 
     @Option(help: "The gateway's worker endpoint to connect to. Env: TALLY_GATEWAY_BACKEND.")

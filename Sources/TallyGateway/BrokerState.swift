@@ -5,11 +5,14 @@ import Foundation
 struct PendingRequest {
     let id: UInt64
     let client: ClientAddress
-    /// The envelope's `id`, echoed in replies the gateway writes itself.
+    /// The envelope's `id`, echoed in replies the gateway writes itself (Tally requests only).
     let envelopeID: String?
-    let command: String
+    /// The envelope's command; nil for a request to a service Tally does not define, whose body
+    /// the gateway does not read.
+    let command: String?
     let service: String
-    let body: Data
+    /// The body frames, as the client sent them.
+    let body: ArraySlice<Data>
     let acceptedAt: ContinuousClock.Instant
     /// The client's `deadline_ms`, or the gateway's default.
     let timeout: Duration
@@ -20,6 +23,12 @@ struct PendingRequest {
     var attempts = 0
 
     var deadline: ContinuousClock.Instant { acceptedAt + timeout }
+
+    /// How messages name it: `calc.tip`, or `a my-echo request`.
+    var label: String { command ?? "a \(service) request" }
+
+    /// Whether its replies are Tally replies, whose `"ok"` the gateway counts.
+    var repliesAreTallyJSON: Bool { command != nil }
 
     /// The token sent to the worker as the 7/MDP "client address": it maps the reply back here.
     var token: Data { withUnsafeBytes(of: id.bigEndian) { Data($0) } }
@@ -35,7 +44,8 @@ struct WorkerRecord {
     let identity: Data
     let service: String
     var expiry: ContinuousClock.Instant
-    /// The request it is running, if any: one at a time, as in 7/MDP.
+    /// The request it is running, if any: one at a time, as in 7/MDP. It stays set after the
+    /// gateway has answered the request at its deadline, until the worker replies.
     var request: UInt64?
 }
 

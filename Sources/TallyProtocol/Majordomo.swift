@@ -7,6 +7,26 @@ public enum Majordomo {
     /// Worker protocol header, frame 1 of every worker message after the empty delimiter.
     public static let workerHeader = Data("MDPW01".utf8)
 
+    /// The first body frame of a reply the gateway writes itself to a 7/MDP client of a service
+    /// Tally does not define (whose workers' replies it passes on untouched); the code and the
+    /// message follow in two more frames. Workers must not begin a reply with this frame.
+    public static let gatewayErrorMarker = Data("TALLY-GATEWAY-ERROR".utf8)
+
+    /// Whether `name` is a service name Tally accepts, from a worker's READY or a client's
+    /// service frame: 1 to 255 visible ASCII characters (`calc`, `my-echo`, `Echo`, `echo.v2`).
+    /// No spaces, control characters or non-ASCII text: names are matched byte for byte, and
+    /// Unicode writes many names that print the same in more than one way.
+    public static func isValidServiceName(_ name: Data) -> Bool {
+        (1...255).contains(name.count) && name.allSatisfy { (0x21...0x7E).contains($0) }
+    }
+
+    /// Services the gateway answers itself: `system` and 8/MMI's `mmi`, with anything under them
+    /// (`mmi.service`, `system.x`). No worker may register one.
+    public static func isGatewayService(_ name: String) -> Bool {
+        let first = name.utf8.prefix { $0 != UInt8(ascii: ".") }
+        return first.elementsEqual("system".utf8) || first.elementsEqual("mmi".utf8)
+    }
+
     /// Commands of the worker protocol, one byte in frame 2.
     public enum WorkerCommand: UInt8, Sendable {
         case ready = 0x01

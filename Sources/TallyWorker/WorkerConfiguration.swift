@@ -1,8 +1,11 @@
+import Foundation
+
 /// How a worker process reaches the gateway and how it detects that the gateway is gone.
 public struct WorkerConfiguration: Sendable {
     /// The gateway's backend, where workers connect: `tcp://127.0.0.1:5556` by default.
     public var backendEndpoint: String
-    /// Worker threads in this process, each its own MDP worker with its own socket.
+    /// Worker threads in this process, each its own MDP worker with its own socket, running its
+    /// requests itself; one per core by default.
     public var concurrency: Int
     /// How often the worker and the gateway heartbeat each other.
     public var heartbeatInterval: Duration
@@ -19,7 +22,7 @@ public struct WorkerConfiguration: Sendable {
 
     public init(
         backendEndpoint: String = "tcp://127.0.0.1:5556",
-        concurrency: Int = 1,
+        concurrency: Int = ProcessInfo.processInfo.activeProcessorCount,
         heartbeatInterval: Duration = .milliseconds(2500),
         liveness: Int = 3,
         initialReconnectDelay: Duration = .milliseconds(250),
