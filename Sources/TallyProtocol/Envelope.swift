@@ -65,14 +65,21 @@ extension Envelope: Codable {
 
     /// `service.name`, where each part is lower-case ASCII letters, digits and `_`; `mmi.service` qualifies.
     public static func isWellFormedCommand(_ command: String) -> Bool {
-        let parts = command.utf8.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false)
-        guard parts.count >= 2 else { return false }
-        return parts.allSatisfy { part in
-            !part.isEmpty && part.allSatisfy { byte in
-                (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z"))
-                    || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")) || byte == UInt8(ascii: "_")
+        var parts = 1
+        var partLength = 0
+        for byte in command.utf8 {
+            switch byte {
+            case UInt8(ascii: "."):
+                guard partLength > 0 else { return false }
+                parts += 1
+                partLength = 0
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "_"):
+                partLength += 1
+            default:
+                return false
             }
         }
+        return parts >= 2 && partLength > 0
     }
 
     public func encode(to encoder: Encoder) throws {

@@ -49,20 +49,22 @@ enum JSONNode {
     }
 
     /// The node for `value`; scalars are recognised without going through `Encodable`.
+    /// The common scalar types are told by their metatype (a pointer comparison), not by dynamic
+    /// casts, which would cost more than encoding them.
     static func make<T: Encodable>(_ value: T, parent: NodeEncoder?, key: CodingKey?) throws -> JSONNode {
-        switch value {
-        case let text as String: return .string(text)
-        case let number as Int: return .integer(Int64(number))
-        case let flag as Bool: return .bool(flag)
-        case let number as Int64: return .integer(number)
-        case let json as JSONValue: return JSONNode(json)
-        case is Double, is Float, is Date, is Data, is URL, is Decimal:
+        if T.self == String.self { return .string(unsafeBitCast(value, to: String.self)) }
+        if T.self == Int.self { return .integer(Int64(unsafeBitCast(value, to: Int.self))) }
+        if T.self == Bool.self { return .bool(unsafeBitCast(value, to: Bool.self)) }
+        if T.self == Int64.self { return .integer(unsafeBitCast(value, to: Int64.self)) }
+        if T.self == JSONValue.self { return JSONNode(value as! JSONValue) }
+        if T.self == Double.self || T.self == Float.self || T.self == Date.self || T.self == Data.self || T.self == URL.self
+            || T.self == Decimal.self
+        {
             return .raw(Array(try JSONEncoder.tally.encode(value)))
-        default:
-            let encoder = NodeEncoder(parent: parent, key: key)
-            try value.encode(to: encoder)
-            return encoder.node ?? .object(ObjectBox())
         }
+        let encoder = NodeEncoder(parent: parent, key: key)
+        try value.encode(to: encoder)
+        return encoder.node ?? .object(ObjectBox())
     }
 
     init(_ value: JSONValue) {
