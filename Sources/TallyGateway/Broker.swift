@@ -1,6 +1,5 @@
 import DequeModule
 import Foundation
-import HeapModule
 import Logging
 import TallyProtocol
 
@@ -32,7 +31,7 @@ final class Broker {
     private(set) var services: [String: ServiceRecord] = [:]
     private(set) var workers: [Data: WorkerRecord] = [:]
     private var requests: [UInt64: PendingRequest] = [:]
-    private var deadlines = Heap<DeadlineEntry>()
+    private var deadlines = DeadlineQueue()
     private var nextRequestID: UInt64 = 1
     private var heartbeatAt: ContinuousClock.Instant
     private var held: HeldReplies
@@ -72,17 +71,16 @@ final class Broker {
             guard admits(identity) else { return }
             // The name is visible ASCII (checked with the framing), so this never repairs anything.
             let service = String(decoding: serviceFrame, as: UTF8.self)
-            if service.hasPrefix("mmi.") && body.first?.first != UInt8(ascii: "{") {
-                // 8/MMI as the guide's clients speak it: the body is a bare service name.
-                let asking = body.first.map { String(decoding: $0, as: UTF8.self) }
-                let address = ClientAddress(identity: identity, framing: .majordomo(service: serviceFrame))
-                deliver(address.frames(CollectionOfOne(Data(mmiCode(service: service, asking: asking).utf8))), to: identity)
-                return
-            }
             let isTally = tallyServices.contains(service) || service.hasPrefix("mmi.")
             let address = ClientAddress(identity: identity, framing: isTally ? .majordomo(service: serviceFrame) : .opaque(service: serviceFrame))
-            guard !body.isEmpty else {
+            guard let first = body.first else {
                 answer(address, id: nil, .invalidArgument("a 7/MDP request has frames \"\", \"MDPC01\", service and one or more body frames"))
+                return
+            }
+            if service.hasPrefix("mmi.") && first.first != UInt8(ascii: "{") {
+                // 8/MMI as the guide's clients speak it: the body is a bare service name.
+                let code = mmiCode(service: service, asking: String(decoding: first, as: UTF8.self))
+                deliver(address.frames(CollectionOfOne(Data(code.utf8))), to: identity)
                 return
             }
             guard checkSize(body.reduce(0) { $0 + $1.count }, address) else { return }
@@ -91,7 +89,7 @@ final class Broker {
                     answer(address, id: nil, .invalidArgument("a 7/MDP request to Tally carries one body frame, the JSON envelope; got \(body.count)"))
                     return
                 }
-                acceptEnvelope(body[body.startIndex], from: address, frameService: service)
+                acceptEnvelope(first, from: address, frameService: service)
             } else {
                 acceptOpaque(body, from: address, service: service)
             }
@@ -180,7 +178,7 @@ final class Broker {
             body: body, acceptedAt: clock.now, timeout: timeout, retrySafe: retrySafe)
         nextRequestID += 1
         requests[request.id] = request
-        deadlines.insert(DeadlineEntry(deadline: request.deadline, request: request.id))
+        deadlines.insert(request: request.id, deadline: request.deadline, timeout: timeout)
         services[service]!.queue.append(request.id)
         dispatch(service)
     }
@@ -254,24 +252,28 @@ final class Broker {
     private func dispatch(_ serviceName: String) {
         let now = clock.now
         while let requestID = services[serviceName]?.queue.first {
-            guard var request = requests[requestID] else {
+            guard let body = requests[requestID]?.body else {
                 services[serviceName]!.queue.removeFirst()  // answered already (deadline)
                 continue
             }
             guard let identity = services[serviceName]!.idle.popFirst() else { return }
-            guard var worker = workers[identity], worker.request == nil else { continue }
-            let message = Majordomo.BrokerMessage.request(client: request.token, body: Array(request.body))
-            guard transport.sendToWorker([identity] + message.frames) == .sent else {
+            guard workers[identity]?.request == nil else { continue }
+            var frames: [Data] = []
+            frames.reserveCapacity(6 + body.count)
+            frames.append(identity)
+            frames.append(contentsOf: Majordomo.BrokerMessage.requestHeader)
+            frames.append(PendingRequest.token(requestID))
+            frames.append(Data())
+            frames.append(contentsOf: body)
+            guard transport.sendToWorker(frames) == .sent else {
                 removeWorker(identity, reason: "unreachable", notify: false)
                 continue
             }
             services[serviceName]!.queue.removeFirst()
-            request.worker = identity
-            request.dispatchedAt = now
-            request.attempts += 1
-            requests[requestID] = request
-            worker.request = requestID
-            workers[identity] = worker
+            requests[requestID]!.worker = identity
+            requests[requestID]!.dispatchedAt = now
+            requests[requestID]!.attempts += 1
+            workers[identity]!.request = requestID
         }
     }
 
@@ -312,7 +314,7 @@ final class Broker {
     /// replies are tried again.
     func timeUntilNextTimer() -> Duration {
         var next = heartbeatAt
-        if let first = deadlines.min, first.deadline < next { next = first.deadline }
+        if let soonest = deadlines.soonest, soonest < next { next = soonest }
         let wait = max(.zero, next - clock.now)
         return held.isEmpty ? wait : min(wait, Self.heldReplyRetry)
     }
@@ -322,9 +324,8 @@ final class Broker {
     func tick() {
         if !held.isEmpty { flushHeldReplies() }
         let now = clock.now
-        while let first = deadlines.min, first.deadline <= now {
-            deadlines.removeMin()
-            guard let request = requests.removeValue(forKey: first.request) else { continue }
+        while let due = deadlines.popDue(now) {
+            guard let request = requests.removeValue(forKey: due) else { continue }
             let ms = request.timeout.roundedMilliseconds
             if request.worker == nil {
                 services[request.service]!.queue.removeAll { $0 == request.id }

@@ -31,7 +31,7 @@ struct PendingRequest {
     var repliesAreTallyJSON: Bool { command != nil }
 
     /// The token sent to the worker as the 7/MDP "client address": it maps the reply back here.
-    var token: Data { withUnsafeBytes(of: id.bigEndian) { Data($0) } }
+    static func token(_ id: UInt64) -> Data { withUnsafeBytes(of: id.bigEndian) { Data($0) } }
 
     static func id(fromToken token: Data) -> UInt64? {
         guard token.count == 8 else { return nil }
@@ -67,14 +67,5 @@ struct ServiceRecord {
         guard handled > 0 else { return 0 }
         let (seconds, attoseconds) = (handlingTime / handled).components
         return Double(seconds) * 1000 + Double(attoseconds) / 1e15
-    }
-}
-
-/// When a request's deadline falls, for the deadline heap.
-struct DeadlineEntry: Comparable {
-    let deadline: ContinuousClock.Instant
-    let request: UInt64
-    static func < (lhs: Self, rhs: Self) -> Bool {
-        (lhs.deadline, lhs.request) < (rhs.deadline, rhs.request)
     }
 }

@@ -25,10 +25,10 @@ struct HeldReplies {
     var isEmpty: Bool { byClient.isEmpty }
 
     /// Whether replies wait for this client, so a new one must queue behind them.
-    func holds(_ identity: Data) -> Bool { byClient[identity] != nil }
+    func holds(_ identity: Data) -> Bool { !byClient.isEmpty && byClient[identity] != nil }
 
     /// Whether the client has as many replies waiting as it may.
-    func isFull(_ identity: Data) -> Bool { (byClient[identity]?.count ?? 0) >= limit }
+    func isFull(_ identity: Data) -> Bool { !byClient.isEmpty && (byClient[identity]?.count ?? 0) >= limit }
 
     mutating func hold(_ frames: [Data], for identity: Data) {
         byClient[identity, default: []].append(frames)

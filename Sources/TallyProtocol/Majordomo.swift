@@ -101,6 +101,9 @@ public enum Majordomo {
             }
         }
 
+        /// The frames a REQUEST starts with, before the client token, the delimiter and the body.
+        public static let requestHeader = [Data(), workerHeader, WorkerCommand.request.frame]
+
         public var frames: [Data] {
             switch self {
             case .request(let client, let body): [Data(), workerHeader, WorkerCommand.request.frame, client, Data()] + body
