@@ -59,10 +59,10 @@ struct Benchmark: AsyncParsableCommand {
             let relay = BareRelay(context: context, directory: scratch)
             try await relay.start()
             do {
-                let limit = try await throughput(relay.frontend, checks: false, body: Requests.tip)
+                let limit = try await throughput(relay.frontend, checks: false, pids: [], body: Requests.tip)
                 table.relay = limit
                 table.add("bare relay + echo worker (ZeroMQ layer, no JSON)", limit)
-                table.add("bare relay, one synchronous client", try await synchronous(relay.frontend, checks: false, body: Requests.tip))
+                table.add("bare relay, one synchronous client", try await synchronous(relay.frontend, checks: false, pids: [], body: Requests.tip))
             } catch {
                 try await relay.shutdown()
                 throw error
@@ -71,7 +71,7 @@ struct Benchmark: AsyncParsableCommand {
         }
 
         if let endpoint {
-            try await measureTally(at: endpoint, context: context, stackDescription: "the gateway at \(endpoint)", into: &table)
+            try await measureTally(at: endpoint, context: context, stackDescription: "the gateway at \(endpoint)", pids: nil, into: &table)
         } else {
             var options = TallyStack.Options()
             options.heartbeat = .milliseconds(1000)
@@ -86,7 +86,8 @@ struct Benchmark: AsyncParsableCommand {
                 for process in started { try await process.waitUntilReady() }
                 try await measureTally(
                     at: stack.frontend, context: stack.context,
-                    stackDescription: "gateway + calc worker (\(concurrency) MDP workers)", into: &table)
+                    stackDescription: "gateway + calc worker (\(concurrency) MDP workers)", pids: [stack.gateway.pid] + started.map(\.pid),
+                    into: &table)
             } catch {
                 await stack.stop()
                 throw error
@@ -96,11 +97,15 @@ struct Benchmark: AsyncParsableCommand {
         table.print()
     }
 
-    private func measureTally(at endpoint: String, context: ZMQContext, stackDescription: String, into table: inout ResultTable) async throws {
-        try await table.add("calc.tip via \(stackDescription)", throughput(endpoint, body: Requests.tip), versusRelay: true)
-        let ping = try await synchronous(endpoint, body: Requests.ping)
+    /// - Parameter pids: the stack's processes, whose CPU time the rows are charged with besides this
+    ///   one's; nil when the stack is not this benchmark's own (its CPU time is not measured then).
+    private func measureTally(
+        at endpoint: String, context: ZMQContext, stackDescription: String, pids: [Int32]?, into table: inout ResultTable
+    ) async throws {
+        try await table.add("calc.tip via \(stackDescription)", throughput(endpoint, pids: pids, body: Requests.tip), versusRelay: true)
+        let ping = try await synchronous(endpoint, pids: pids, body: Requests.ping)
         table.add("system.ping, one synchronous client (gateway only)", ping)
-        let tip = try await synchronous(endpoint, body: Requests.tip)
+        let tip = try await synchronous(endpoint, pids: pids, body: Requests.tip)
         table.add("calc.tip, one synchronous client", tip, note: String(format: "%.2f × ping (p50)", Double(tip.latency.valueAtPercentile(50)) / Double(max(1, ping.latency.valueAtPercentile(50)))))
 
         table.section("keyed durable writes, 16 in flight (storage: the lead fills these in after group commit)")
@@ -125,10 +130,10 @@ struct Benchmark: AsyncParsableCommand {
             lists.append(id)
         }
         let shoppingLists = lists
-        table.add("shopping.add_item, idempotency_key each", try await durableWrites(endpoint) { slot, sequence in
+        table.add("shopping.add_item, idempotency_key each", try await durableWrites(endpoint, pids: pids) { slot, sequence in
             Data(#"{"id":"\#(slot)","command":"shopping.add_item","idempotency_key":"bench-\#(run)-item-\#(sequence)","args":{"owner":"bench-\#(run)","list_id":\#(shoppingLists[min(sequence / 500, shoppingLists.count - 1)]),"name":"item \#(sequence)"}}"#.utf8)
         })
-        table.add("accounts.create, idempotency_key each", try await durableWrites(endpoint) { slot, sequence in
+        table.add("accounts.create, idempotency_key each", try await durableWrites(endpoint, pids: pids) { slot, sequence in
             Data(#"{"id":"\#(slot)","command":"accounts.create","idempotency_key":"bench-\#(run)-account-\#(sequence)","args":{"owner":"bench-\#(run)","name":"a\#(sequence)","currency":"USD","starting_balance":"10.00"}}"#.utf8)
         })
         table.placeholder("event → alert at 1,000 purchases/s (p99)", "not measured yet: the lead adds it with group commit")
@@ -148,23 +153,26 @@ struct Benchmark: AsyncParsableCommand {
     private var measured: Duration { .milliseconds(Int(seconds * 1000)) }
     private var warmup: Duration { .milliseconds(Int(warmupSeconds * 1000)) }
 
-    private func throughput(_ endpoint: String, checks: Bool = true, body: @escaping PipelinedLoad.Body) async throws -> Figures {
+    private func throughput(_ endpoint: String, checks: Bool = true, pids: [Int32]?, body: @escaping PipelinedLoad.Body) async throws -> Figures {
         let outcome = try await PipelinedLoad(
-            endpoint: endpoint, clients: clients, inFlight: inFlight, warmup: warmup, measured: measured, checksReplies: checks
+            endpoint: endpoint, clients: clients, inFlight: inFlight, warmup: warmup, measured: measured, checksReplies: checks,
+            cpu: pids.map { ProcessCPU(pids: [getpid()] + $0) }
         ).run(context: ZMQContext(), body: body)
         return Figures(inFlight: "\(clients) × \(inFlight)", outcome: outcome)
     }
 
-    private func synchronous(_ endpoint: String, checks: Bool = true, body: @escaping PipelinedLoad.Body) async throws -> Figures {
+    private func synchronous(_ endpoint: String, checks: Bool = true, pids: [Int32]?, body: @escaping PipelinedLoad.Body) async throws -> Figures {
         let outcome = try await PipelinedLoad(
-            endpoint: endpoint, clients: 1, inFlight: 1, warmup: warmup, measured: measured, checksReplies: checks
+            endpoint: endpoint, clients: 1, inFlight: 1, warmup: warmup, measured: measured, checksReplies: checks,
+            cpu: pids.map { ProcessCPU(pids: [getpid()] + $0) }
         ).run(context: ZMQContext(), body: body)
         return Figures(inFlight: "1 × 1", outcome: outcome)
     }
 
-    private func durableWrites(_ endpoint: String, body: @escaping PipelinedLoad.Body) async throws -> Figures {
+    private func durableWrites(_ endpoint: String, pids: [Int32]?, body: @escaping PipelinedLoad.Body) async throws -> Figures {
         let outcome = try await PipelinedLoad(
-            endpoint: endpoint, clients: 4, inFlight: 4, warmup: warmup, measured: measured, checksReplies: true
+            endpoint: endpoint, clients: 4, inFlight: 4, warmup: warmup, measured: measured, checksReplies: true,
+            cpu: pids.map { ProcessCPU(pids: [getpid()] + $0) }
         ).run(context: ZMQContext(), body: body)
         return Figures(inFlight: "4 × 4", outcome: outcome)
     }

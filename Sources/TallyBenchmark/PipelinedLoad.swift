@@ -21,6 +21,9 @@ struct PipelinedLoad {
     let measured: Duration
     /// Whether replies are Tally replies (counted as errors when `"ok":false`) or echoes.
     let checksReplies: Bool
+    /// The processes whose CPU time the measured period is charged with: this one, and the stack's;
+    /// nil when they are not all on this machine (`--endpoint`).
+    let cpu: ProcessCPU?
 
     struct Outcome: Sendable {
         var completed = 0
@@ -29,8 +32,12 @@ struct PipelinedLoad {
         var latency = Histogram<UInt64>(highestTrackableValue: 60_000_000, numberOfSignificantValueDigits: .three)
         /// The first error reply, to show what went wrong.
         var firstError: String?
+        /// CPU seconds all the processes of the path used in the measured period.
+        var cpuSeconds: Double?
 
         var requestsPerSecond: Double { Double(completed) / elapsed.seconds }
+        /// Microseconds of CPU, over every process and thread of the path, per request.
+        var cpuMicrosecondsPerRequest: Double? { cpuSeconds.map { $0 * 1e6 / Double(max(1, completed)) } }
     }
 
     func run(context: ZMQContext, body: @escaping @Sendable Body) async throws -> Outcome {
@@ -64,6 +71,7 @@ struct PipelinedLoad {
         var measuring = false
         var outstanding = clients * inFlight
         var stopping = false
+        var cpuAtStart: Double?
         // After the measured period, outstanding requests may take up to their deadline to come back.
         let drainUntil = stopAt + .seconds(10)
         while outstanding > 0 {
@@ -71,8 +79,12 @@ struct PipelinedLoad {
             if !measuring && now >= measureFrom {
                 measuring = true
                 outcome = Outcome()
+                cpuAtStart = cpu?.seconds()
             }
-            if !stopping && now >= stopAt { stopping = true }
+            if !stopping && now >= stopAt {
+                stopping = true
+                if let cpuAtStart, let cpuNow = cpu?.seconds() { outcome.cpuSeconds = cpuNow - cpuAtStart }
+            }
             if now >= drainUntil { break }
             try poller.poll(timeout: .milliseconds(100))
             for client in 0..<clients where poller.isReadable(client) {

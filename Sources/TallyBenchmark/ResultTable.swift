@@ -37,7 +37,7 @@ struct ResultTable {
     mutating func placeholder(_ name: String, _ note: String) { rows.append(.placeholder(name: name, note: note)) }
 
     func print() {
-        let columns = ["path", "in flight", "req/s", "p50 µs", "p99 µs", "errors", "vs relay / note"]
+        let columns = ["path", "in flight", "req/s", "p50 µs", "p99 µs", "CPU µs/req", "errors", "vs relay / note"]
         var lines: [[String]] = []
         var titles: [Int: String] = [:]
         for row in rows {
@@ -47,28 +47,32 @@ struct ResultTable {
                 var remark = note ?? ""
                 if versusRelay, let relay, relay.outcome.requestsPerSecond > 0 {
                     remark = String(format: "%.0f %% of the relay", 100 * outcome.requestsPerSecond / relay.outcome.requestsPerSecond)
+                    if let cost = outcome.cpuMicrosecondsPerRequest, let limit = relay.outcome.cpuMicrosecondsPerRequest {
+                        remark += String(format: " (%.0f %% by CPU per request)", 100 * limit / cost)
+                    }
                 }
                 if let error = outcome.firstError { remark += (remark.isEmpty ? "" : "; ") + "first error: \(error.prefix(120))" }
                 lines.append([
                     name, measurement.inFlight, Self.grouped(Int(outcome.requestsPerSecond.rounded())),
                     Self.grouped(Int(outcome.latency.valueAtPercentile(50))), Self.grouped(Int(outcome.latency.valueAtPercentile(99))),
-                    "\(outcome.errors)", remark,
+                    outcome.cpuMicrosecondsPerRequest.map { String(format: "%.0f", $0) } ?? "?", "\(outcome.errors)", remark,
                 ])
             case .section(let title):
                 titles[lines.count] = title
             case .placeholder(let name, let note):
-                lines.append([name, "", "—", "—", "—", "", note])
+                lines.append([name, "", "—", "—", "—", "—", "", note])
             }
         }
         let widths = columns.indices.map { column in
             ([columns[column]] + lines.map { $0[column] }).map(\.count).max() ?? 0
         }
         func format(_ cells: [String]) -> String {
-            cells.enumerated().map { column, cell in
+            let line = cells.enumerated().map { column, cell in
                 let padding = String(repeating: " ", count: widths[column] - cell.count)
                 // Text left, figures right.
                 return column == 0 || column == cells.count - 1 ? cell + padding : padding + cell
             }.joined(separator: "  ")
+            return String(line.reversed().drop { $0 == " " }.reversed())
         }
         Swift.print(header)
         Swift.print(format(columns))
