@@ -22,8 +22,9 @@ enum EnvironmentDefaults {
     static var eventsEndpoint: String { string("TALLY_EVENTS_ENDPOINT", "tcp://127.0.0.1:5557") }
     static var dataDirectory: String { string("TALLY_DATA_DIR", "./.tally") }
     static var logLevel: String { string("TALLY_LOG_LEVEL", "info") }
-    /// One MDP worker per core: requests run on the socket's own thread, so this many run at once.
+    /// MDP workers (threads) per worker process: one per core.
     static var concurrency: Int { int("TALLY_WORKER_CONCURRENCY", ProcessInfo.processInfo.activeProcessorCount) }
+    static var capacity: Int { int("TALLY_WORKER_CAPACITY", 16) }
     static var callTimeoutMilliseconds: Int { int("TALLY_CALL_TIMEOUT_MS", 5000) }
     static var callRetries: Int { int("TALLY_CALL_RETRIES", 2) }
 }

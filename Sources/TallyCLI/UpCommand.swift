@@ -23,8 +23,11 @@ struct UpCommand: AsyncParsableCommand {
 
     @OptionGroup var heartbeat: HeartbeatOptions
 
-    @Option(help: "Worker threads per service (default: one per core). Env: TALLY_WORKER_CONCURRENCY.")
+    @Option(help: "MDP workers (threads) per service (default: one per core). Env: TALLY_WORKER_CONCURRENCY.")
     var concurrency: Int = EnvironmentDefaults.concurrency
+
+    @Option(help: "Requests each MDP worker takes at once; 1 is plain 7/MDP. Env: TALLY_WORKER_CAPACITY.")
+    var capacity: Int = EnvironmentDefaults.capacity
 
     @OptionGroup var process: ProcessOptions
 
@@ -36,7 +39,8 @@ struct UpCommand: AsyncParsableCommand {
         for service in ServiceCatalog.all {
             children.append(ChildSpec(
                 name: service,
-                arguments: ["worker", service, "--backend", backend, "--data-dir", dataDir, "--concurrency", "\(concurrency)"] + shared))
+                arguments: ["worker", service, "--backend", backend, "--data-dir", dataDir, "--concurrency", "\(concurrency)",
+                            "--capacity", "\(capacity)"] + shared))
         }
         children.append(ChildSpec(
             name: "notifier",

@@ -34,6 +34,7 @@ final class Broker {
     private var deadlines = DeadlineQueue()
     private var nextRequestID: UInt64 = 1
     private var heartbeatAt: ContinuousClock.Instant
+    private var dispatches: UInt64 = 0
     private var held: HeldReplies
     /// Requests not accepted from clients with `held.limit` replies waiting, by client, until it reads again.
     private var refused: [Data: Int] = [:]
@@ -196,7 +197,7 @@ final class Broker {
         let now = clock.now
         workers[identity]?.expiry = now + configuration.workerExpiry
         switch message {
-        case .ready(let service):
+        case .ready(let service, let capacity):
             guard workers[identity] == nil else {
                 removeWorker(identity, reason: "sent READY twice", notify: true)
                 return
@@ -206,28 +207,27 @@ final class Broker {
                 _ = transport.sendToWorker([identity] + Majordomo.BrokerMessage.disconnect.frames)
                 return
             }
-            workers[identity] = WorkerRecord(identity: identity, service: service, expiry: now + configuration.workerExpiry)
+            workers[identity] = WorkerRecord(identity: identity, service: service, capacity: capacity, expiry: now + configuration.workerExpiry)
             services[service, default: ServiceRecord(name: service)].liveWorkers += 1
-            services[service]!.idle.append(identity)
+            services[service]!.members.append(identity)
             logger.info("worker joined", metadata: ["service": "\(service)", "workers": "\(services[service]!.liveWorkers)"])
             dispatch(service)
             // Acknowledge at once (any broker message says "registered"), so the worker can report
             // itself ready now instead of at the next heartbeat.
-            if workers[identity]?.request == nil {
+            if workers[identity]?.held.isEmpty == true {
                 _ = transport.sendToWorker([identity] + Majordomo.BrokerMessage.heartbeat.frames)
             }
         case .reply(let client, let body):
-            guard var worker = workers[identity] else {
+            guard let worker = workers[identity] else {
                 _ = transport.sendToWorker([identity] + Majordomo.BrokerMessage.disconnect.frames)
                 return
             }
-            guard let holding = worker.request, PendingRequest.id(fromToken: client) == holding else {
+            guard let holding = PendingRequest.id(fromToken: client), let index = worker.held.firstIndex(of: holding) else {
                 // 7/MDP: a REPLY from a worker that holds no request (or answers another) is answered DISCONNECT.
                 removeWorker(identity, reason: "sent a REPLY for a request it does not hold", notify: true)
                 return
             }
-            worker.request = nil
-            workers[identity] = worker
+            workers[identity]!.held.remove(at: index)
             if let request = requests.removeValue(forKey: holding) {
                 deliver(request.client.frames(body), to: request.client.identity)
                 let handling = now - (request.dispatchedAt ?? now)
@@ -236,7 +236,6 @@ final class Broker {
             } else {
                 logger.debug("dropped a reply for a request already answered", metadata: ["service": "\(worker.service)"])
             }
-            services[worker.service]!.idle.append(identity)
             dispatch(worker.service)
         case .heartbeat:
             if workers[identity] == nil {
@@ -248,7 +247,8 @@ final class Broker {
         }
     }
 
-    /// Sends queued requests of `serviceName` to its idle workers, least recently used first.
+    /// Sends queued requests of `serviceName` to its workers with room for one: the least loaded
+    /// first, and of those the one that has waited longest.
     private func dispatch(_ serviceName: String) {
         let now = clock.now
         while let requestID = services[serviceName]?.queue.first {
@@ -256,8 +256,7 @@ final class Broker {
                 services[serviceName]!.queue.removeFirst()  // answered already (deadline)
                 continue
             }
-            guard let identity = services[serviceName]!.idle.popFirst() else { return }
-            guard workers[identity]?.request == nil else { continue }
+            guard let identity = leastLoadedWorker(of: serviceName) else { return }
             var frames: [Data] = []
             frames.reserveCapacity(6 + body.count)
             frames.append(identity)
@@ -273,8 +272,23 @@ final class Broker {
             requests[requestID]!.worker = identity
             requests[requestID]!.dispatchedAt = now
             requests[requestID]!.attempts += 1
-            workers[identity]!.request = requestID
+            workers[identity]!.held.append(requestID)
+            dispatches += 1
+            workers[identity]!.lastDispatch = dispatches
         }
+    }
+
+    /// The worker of `serviceName` with room for another request that holds the fewest, and of
+    /// those the one given a request longest ago; nil when every one is full.
+    private func leastLoadedWorker(of serviceName: String) -> Data? {
+        var best: (identity: Data, held: Int, lastDispatch: UInt64)?
+        for identity in services[serviceName]!.members {
+            guard let worker = workers[identity], worker.held.count < worker.capacity else { continue }
+            if let current = best, (current.held, current.lastDispatch) <= (worker.held.count, worker.lastDispatch) { continue }
+            best = (identity, worker.held.count, worker.lastDispatch)
+            if worker.held.isEmpty && worker.lastDispatch == 0 { break }  // new and idle: none is better
+        }
+        return best?.identity
     }
 
     /// Forgets a worker. A request it held goes to another worker when safe, else is answered
@@ -283,9 +297,11 @@ final class Broker {
         guard let worker = workers.removeValue(forKey: identity) else { return }
         if notify { _ = transport.sendToWorker([identity] + Majordomo.BrokerMessage.disconnect.frames) }
         services[worker.service]!.liveWorkers -= 1
-        services[worker.service]!.idle.removeAll { $0 == identity }
+        services[worker.service]!.members.removeAll { $0 == identity }
         logger.info("worker left", metadata: ["service": "\(worker.service)", "reason": "\(reason)"])
-        if let requestID = worker.request, var request = requests[requestID] {
+        // Put back in their original order, ahead of everything queued since.
+        for requestID in worker.held.reversed() {
+            guard var request = requests[requestID] else { continue }
             request.worker = nil
             request.dispatchedAt = nil
             if request.retrySafe && request.attempts < configuration.maximumAttempts {
@@ -350,8 +366,7 @@ final class Broker {
     }
 
     private func isRunningALiveRequest(_ worker: WorkerRecord) -> Bool {
-        guard let request = worker.request else { return false }
-        return requests[request] != nil
+        worker.held.contains { requests[$0] != nil }
     }
 
     private func flushHeldReplies() {

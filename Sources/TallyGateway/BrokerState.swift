@@ -43,17 +43,29 @@ struct PendingRequest {
 struct WorkerRecord {
     let identity: Data
     let service: String
+    /// How many requests it takes at once: 1, as 7/MDP says, unless its READY said more.
+    let capacity: Int
     var expiry: ContinuousClock.Instant
-    /// The request it is running, if any: one at a time, as in 7/MDP. It stays set after the
-    /// gateway has answered the request at its deadline, until the worker replies.
-    var request: UInt64?
+    /// The requests it holds, oldest first, at most `capacity`. One stays after the gateway has
+    /// answered it at its deadline, until the worker replies.
+    var held: [UInt64] = []
+    /// When it was last given a request (a count of dispatches), so that of equally loaded
+    /// workers the one that has waited longest gets the next.
+    var lastDispatch: UInt64 = 0
+
+    init(identity: Data, service: String, capacity: Int, expiry: ContinuousClock.Instant) {
+        self.identity = identity
+        self.service = service
+        self.capacity = capacity
+        self.expiry = expiry
+    }
 }
 
-/// A service: its workers waiting for work, its queue, and its counters for `system.services`.
+/// A service: its workers, its queue, and its counters for `system.services`.
 struct ServiceRecord {
     let name: String
-    /// Idle workers, least recently used first, so work spreads over all of them.
-    var idle: Deque<Data> = []
+    /// Its registered workers, in the order they arrived.
+    var members: [Data] = []
     var queue: Deque<UInt64> = []
     var liveWorkers = 0
     var served = 0

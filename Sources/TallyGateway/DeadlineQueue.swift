@@ -12,14 +12,18 @@ import HeapModule
 /// Entries stay until they fall due, whether or not their request has been answered: the broker
 /// skips those it no longer holds.
 struct DeadlineQueue {
-    private var buckets: [Duration: Deque<DeadlineEntry>] = [:]
+    /// A few timeouts, each with its entries in acceptance order; found by a linear search, which
+    /// for so few beats hashing a `Duration`.
+    private var buckets: [(timeout: Duration, entries: Deque<DeadlineEntry>)] = []
     private var overflow = Heap<DeadlineEntry>()
     private let bucketLimit = 32
 
     mutating func insert(request: UInt64, deadline: ContinuousClock.Instant, timeout: Duration) {
         let entry = DeadlineEntry(deadline: deadline, request: request)
-        if buckets[timeout] != nil || buckets.count < bucketLimit {
-            buckets[timeout, default: []].append(entry)
+        if let index = buckets.firstIndex(where: { $0.timeout == timeout }) {
+            buckets[index].entries.append(entry)
+        } else if buckets.count < bucketLimit {
+            buckets.append((timeout, [entry]))
         } else {
             overflow.insert(entry)
         }
@@ -27,23 +31,25 @@ struct DeadlineQueue {
 
     var soonest: ContinuousClock.Instant? {
         var soonest = overflow.min?.deadline
-        for queue in buckets.values {
-            if let first = queue.first?.deadline, soonest.map({ first < $0 }) ?? true { soonest = first }
+        for bucket in buckets {
+            if let first = bucket.entries.first?.deadline, soonest.map({ first < $0 }) ?? true { soonest = first }
         }
         return soonest
     }
 
     /// Removes the soonest entry if it is due by `now`, and returns its request.
     mutating func popDue(_ now: ContinuousClock.Instant) -> UInt64? {
-        var best: (timeout: Duration?, entry: DeadlineEntry)?
+        var best: (bucket: Int?, entry: DeadlineEntry)?
         if let first = overflow.min, first.deadline <= now { best = (nil, first) }
-        for (timeout, queue) in buckets {
-            if let first = queue.first, first.deadline <= now, best.map({ first < $0.entry }) ?? true { best = (timeout, first) }
+        for index in buckets.indices {
+            if let first = buckets[index].entries.first, first.deadline <= now, best.map({ first < $0.entry }) ?? true {
+                best = (index, first)
+            }
         }
         guard let best else { return nil }
-        if let timeout = best.timeout {
-            buckets[timeout]!.removeFirst()
-            if buckets[timeout]!.isEmpty { buckets[timeout] = nil }
+        if let index = best.bucket {
+            buckets[index].entries.removeFirst()
+            if buckets[index].entries.isEmpty { buckets.remove(at: index) }
         } else {
             overflow.removeMin()
         }

@@ -38,9 +38,16 @@ public enum Majordomo {
         public var frame: Data { Data([rawValue]) }
     }
 
+    /// The most requests a worker may hold at once (`WorkerMessage.ready`'s capacity).
+    public static let maximumCapacity = 1000
+
     /// A message a worker sent to the broker, as a DEALER would put it (no identity frame).
     public enum WorkerMessage: Equatable, Sendable {
-        case ready(service: String)
+        /// 7/MDP's READY, and Tally's one extension of it: an optional frame after the service name,
+        /// the decimal number of requests the worker takes at once (1 to `maximumCapacity`). A
+        /// broker that does not know the frame ignores it and sends one request at a time, as
+        /// 7/MDP says; without it, Tally's gateway does the same.
+        case ready(service: String, capacity: Int = 1)
         case reply(client: Data, body: [Data])
         case heartbeat
         case disconnect
@@ -54,8 +61,17 @@ public enum Majordomo {
             else { return nil }
             switch command {
             case .ready:
-                guard frames.count == 1, let name = String(data: frames.first!, encoding: .utf8), !name.isEmpty else { return nil }
-                self = .ready(service: name)
+                guard frames.count == 1 || frames.count == 2, let name = String(data: frames.first!, encoding: .utf8), !name.isEmpty
+                else { return nil }
+                var capacity = 1
+                if frames.count == 2 {
+                    let digits = frames.last!
+                    guard (1...4).contains(digits.count), digits.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }),
+                        let value = Int(String(decoding: digits, as: UTF8.self)), (1...Majordomo.maximumCapacity).contains(value)
+                    else { return nil }
+                    capacity = value
+                }
+                self = .ready(service: name, capacity: capacity)
             case .reply:
                 // client address, empty delimiter, body frames
                 guard frames.count >= 3, frames[frames.startIndex + 1].isEmpty else { return nil }
@@ -73,7 +89,10 @@ public enum Majordomo {
 
         public var frames: [Data] {
             switch self {
-            case .ready(let service): [Data(), workerHeader, WorkerCommand.ready.frame, Data(service.utf8)]
+            case .ready(let service, let capacity):
+                capacity == 1
+                    ? [Data(), workerHeader, WorkerCommand.ready.frame, Data(service.utf8)]
+                    : [Data(), workerHeader, WorkerCommand.ready.frame, Data(service.utf8), Data(String(capacity).utf8)]
             case .reply(let client, let body): [Data(), workerHeader, WorkerCommand.reply.frame, client, Data()] + body
             case .heartbeat: [Data(), workerHeader, WorkerCommand.heartbeat.frame]
             case .disconnect: [Data(), workerHeader, WorkerCommand.disconnect.frame]

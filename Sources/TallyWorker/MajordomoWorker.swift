@@ -7,6 +7,11 @@ import ZeroMQ
 /// which reads each request, runs it and sends the reply itself: no hand-off to another thread
 /// and back, which would cost two thread wake-ups on every request.
 ///
+/// It takes `capacity` requests at once (Tally's extension of READY, see `Majordomo.WorkerMessage`):
+/// while it runs one, the gateway can already send it the next, so the thread goes from request to
+/// request without waiting a round trip to the gateway in between, and one wake-up and one system
+/// call carry several requests. They run in the order they arrive; a slow one delays those behind it.
+///
 /// A command that runs longer than a heartbeat does not get the worker taken for dead: the
 /// gateway does not expire a worker while it holds a request whose deadline has not passed, and
 /// libzmq's own connection heartbeats (ZMTP PING/PONG, answered by its I/O thread while this
@@ -81,8 +86,13 @@ final class MajordomoWorker {
                 heartbeatAt = clock.now + configuration.heartbeatInterval
             }
         }
-        // Tell the gateway we are leaving; LINGER gives the message time to go out.
+        // Graceful: answer the requests that have already arrived, then tell the gateway we are
+        // leaving (one that arrives after this is the gateway's to send elsewhere or answer).
+        // LINGER gives the last messages time to go out.
         if let socket {
+            while let frames = try socket.receive(dontWait: true) {
+                if case .request(let client, let body)? = Majordomo.BrokerMessage(frames: frames) { try answer(client, body) }
+            }
             try? socket.setLinger(milliseconds: 1000)
             _ = try? socket.send(Majordomo.WorkerMessage.disconnect.frames, dontWait: true)
         }
@@ -94,9 +104,7 @@ final class MajordomoWorker {
         case .request(let client, let body)?:
             reconnectDelay = configuration.initialReconnectDelay
             isRegistered = true
-            if configuration.handlingDelay > .zero { Thread.sleep(forTimeInterval: configuration.handlingDelay.seconds) }
-            let reply = processor.process(body)
-            try send(Majordomo.WorkerMessage.reply(client: client, body: [reply]).frames)
+            try answer(client, body)
         case .heartbeat?:
             reconnectDelay = configuration.initialReconnectDelay
             isRegistered = true
@@ -109,6 +117,13 @@ final class MajordomoWorker {
             logger.warning("ignored a malformed message from the gateway", metadata: ["frames": "\(frames.count)"])
         }
         return true
+    }
+
+    /// Runs a request and sends its reply.
+    private func answer(_ client: Data, _ body: [Data]) throws {
+        if configuration.handlingDelay > .zero { Thread.sleep(forTimeInterval: configuration.handlingDelay.seconds) }
+        let reply = processor.process(body)
+        try send(Majordomo.WorkerMessage.reply(client: client, body: [reply]).frames)
     }
 
     /// Closes the socket, waits `reconnectDelay` (doubling it for next time) and connects afresh.
@@ -129,7 +144,7 @@ final class MajordomoWorker {
             interval: configuration.heartbeatInterval, timeout: configuration.heartbeatInterval * configuration.liveness)
         try socket.connect(configuration.backendEndpoint)
         self.socket = socket
-        try send(Majordomo.WorkerMessage.ready(service: serviceName).frames)
+        try send(Majordomo.WorkerMessage.ready(service: serviceName, capacity: configuration.capacity).frames)
         liveness = configuration.liveness
         heartbeatAt = clock.now + configuration.heartbeatInterval
         logger.debug("connected", metadata: ["backend": "\(configuration.backendEndpoint)"])
