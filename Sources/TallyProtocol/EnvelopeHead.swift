@@ -25,7 +25,7 @@ public struct EnvelopeHead: Sendable {
     public static func decode(_ data: Data) throws(TallyError) -> EnvelopeHead {
         let fields = try EnvelopeFields(data, building: false)
         let head = try fields.head()
-        switch fields.members["args"] {
+        switch fields.args {
         case nil, .null?, .object?: return head
         default: throw TallyError.invalidArgument("args must be a JSON object", field: "args")
         }
@@ -34,31 +34,75 @@ public struct EnvelopeHead: Sendable {
     /// The request's `id` when the envelope is invalid but its `id` is fine, so the error reply can
     /// still say which request it answers.
     public static func recoverID(from data: Data) -> String? {
-        guard case .object(let members)? = try? JSONReader.parse(data, skippingMember: "args"),
-            case .string(let id)? = members["id"], !id.isEmpty, id.utf8.count <= EnvelopeFields.maximumTextLength
+        var id: JSONValue?
+        let isObject = try? JSONReader.readMembers(of: data) { key, reader throws(JSONReader.SyntaxError) in
+            let value = key == "id" ? try reader.value() : try reader.skipValue()
+            if key == "id" && id == nil { id = value }
+        }
+        guard isObject == true, case .string(let text)? = id, !text.isEmpty, text.utf8.count <= EnvelopeFields.maximumTextLength
         else { return nil }
-        return id
+        return text
     }
 }
 
-/// The top-level members of an envelope, and the validation of its scalar fields.
+/// The top-level members of an envelope, read in one pass without building a dictionary, and the
+/// validation of its scalar fields. Of duplicate keys the first counts, as in Foundation.
 struct EnvelopeFields {
     static let allowed: Set<String> = ["id", "command", "args", "deadline_ms", "idempotency_key", "token", "locale"]
     static let maximumTextLength = 256
 
-    let members: [String: JSONValue]
+    var id: JSONValue?
+    var command: JSONValue?
+    var deadline: JSONValue?
+    var idempotencyKey: JSONValue?
+    var token: JSONValue?
+    var locale: JSONValue?
+    /// Built only when asked for; otherwise an empty value of its type.
+    var args: JSONValue?
 
-    /// Reads the envelope's JSON; `args` is built only when `building`.
+    /// Reads the envelope's JSON; `args` is built only when `building`, else only checked.
     init(_ data: Data, building: Bool) throws(TallyError) {
-        let document: JSONValue
+        var unknown: String?
+        let isObject: Bool
         do {
-            document = try JSONReader.parse(data, skippingMember: building ? nil : "args")
+            var fields = EnvelopeFields()
+            isObject = try JSONReader.readMembers(of: data) { key, reader throws(JSONReader.SyntaxError) in
+                /// Reads the value (always: the reader must move past it) and keeps the first.
+                func keep(_ slot: inout JSONValue?, built: Bool = true) throws(JSONReader.SyntaxError) {
+                    let value = built ? try reader.value() : try reader.skipValue()
+                    if slot == nil { slot = value }
+                }
+                switch key {
+                case "args": try keep(&fields.args, built: building)
+                case "id": try keep(&fields.id)
+                case "command": try keep(&fields.command)
+                case "deadline_ms": try keep(&fields.deadline)
+                case "idempotency_key": try keep(&fields.idempotencyKey)
+                case "token": try keep(&fields.token)
+                case "locale": try keep(&fields.locale)
+                default:
+                    _ = try reader.skipValue()
+                    if unknown.map({ key < $0 }) ?? true { unknown = key }
+                }
+            }
+            self = fields
         } catch {
             throw TallyError.invalidArgument("the request is not valid JSON (UTF-8 text with one JSON object)")
         }
-        try self.init(document)
+        guard isObject else {
+            throw TallyError.invalidArgument(
+                "the request must be a JSON object such as {\"command\": \"calc.tip\", \"args\": {...}}")
+        }
+        if let unknown {
+            throw TallyError.invalidArgument(
+                "unknown envelope field '\(unknown)'; allowed: \(Self.allowed.sorted().joined(separator: ", "))",
+                field: unknown)
+        }
     }
 
+    private init() {}
+
+    /// The members of an envelope decoded by other means (`Decodable`).
     init(_ document: JSONValue) throws(TallyError) {
         guard case .object(let members) = document else {
             throw TallyError.invalidArgument(
@@ -69,11 +113,17 @@ struct EnvelopeFields {
                 "unknown envelope field '\(unknown)'; allowed: \(Self.allowed.sorted().joined(separator: ", "))",
                 field: unknown)
         }
-        self.members = members
+        id = members["id"]
+        command = members["command"]
+        deadline = members["deadline_ms"]
+        idempotencyKey = members["idempotency_key"]
+        token = members["token"]
+        locale = members["locale"]
+        args = members["args"]
     }
 
     func head() throws(TallyError) -> EnvelopeHead {
-        guard let command = try text("command") else {
+        guard let command = try text(command, "command") else {
             throw TallyError.invalidArgument("command is required, for example \"calc.tip\"", field: "command")
         }
         guard Envelope.isWellFormedCommand(command) else {
@@ -81,28 +131,26 @@ struct EnvelopeFields {
                 "command '\(command)' must be <service>.<name> in lower-case letters, digits and _ (for example \"calc.tip\")",
                 field: "command")
         }
-        var deadline: Int?
-        switch value("deadline_ms") {
-        case nil: deadline = nil
-        case .integer(let ms)? where ms >= 1 && ms <= Int64(Envelope.maximumDeadlineMilliseconds): deadline = Int(ms)
+        var milliseconds: Int?
+        switch Self.present(deadline) {
+        case nil: milliseconds = nil
+        case .integer(let ms)? where ms >= 1 && ms <= Int64(Envelope.maximumDeadlineMilliseconds): milliseconds = Int(ms)
         default:
             throw TallyError.invalidArgument(
                 "deadline_ms must be a whole number of milliseconds from 1 to \(Envelope.maximumDeadlineMilliseconds)",
                 field: "deadline_ms")
         }
         return EnvelopeHead(
-            id: try text("id"), command: command, deadlineMilliseconds: deadline,
-            idempotencyKey: try text("idempotency_key"), token: try text("token"), locale: try text("locale"))
+            id: try text(id, "id"), command: command, deadlineMilliseconds: milliseconds,
+            idempotencyKey: try text(idempotencyKey, "idempotency_key"), token: try text(token, "token"),
+            locale: try text(locale, "locale"))
     }
 
     /// A member, with `null` as absent.
-    func value(_ key: String) -> JSONValue? {
-        let value = members[key]
-        return value == .null ? nil : value
-    }
+    static func present(_ value: JSONValue?) -> JSONValue? { value == .null ? nil : value }
 
-    private func text(_ key: String) throws(TallyError) -> String? {
-        switch value(key) {
+    private func text(_ value: JSONValue?, _ key: String) throws(TallyError) -> String? {
+        switch Self.present(value) {
         case nil: return nil
         case .string(let text)?:
             guard !text.isEmpty, text.utf8.count <= Self.maximumTextLength else {

@@ -17,46 +17,68 @@ public struct JSONReader {
     private let bytes: UnsafeRawBufferPointer
     private var index = 0
     private var depth = 0
-    /// A top-level member whose value is only checked, not built (see `parse(_:skippingMember:)`).
-    private let skippedMember: String?
 
     private static let maximumDepth = 512
 
-    private init(_ bytes: UnsafeRawBufferPointer, skippedMember: String?) {
+    private init(_ bytes: UnsafeRawBufferPointer) {
         self.bytes = bytes
-        self.skippedMember = skippedMember
     }
 
     public static func parse(_ data: Data) throws(SyntaxError) -> JSONValue {
-        try parse(data, skippingMember: nil)
-    }
-
-    /// Parses `data`; when it is an object, the value of its member `skippedMember` is checked
-    /// for syntax but not built: an empty value of the same JSON type stands in its place, so a
-    /// reader that only needs to know its type (the gateway and `args`) pays nothing for its content.
-    public static func parse(_ data: Data, skippingMember skippedMember: String?) throws(SyntaxError) -> JSONValue {
         let result: Result<JSONValue, SyntaxError> = data.withUnsafeBytes { buffer in
-            var reader = JSONReader(buffer, skippedMember: skippedMember)
-            return Result { () throws(SyntaxError) -> JSONValue in try reader.document() }
+            var reader = JSONReader(buffer)
+            return Result { () throws(SyntaxError) -> JSONValue in
+                try reader.start()
+                let value = try reader.value()
+                try reader.end()
+                return value
+            }
         }
         return try result.get()
     }
 
-    private mutating func document() throws(SyntaxError) -> JSONValue {
+    /// Reads a document that should be one object, member by member, without building the object:
+    /// `visit` gets each key in order and reads the member's value from the reader it is handed,
+    /// with `value()` to build it or `skipValue()` to check it and learn only its type. So a reader
+    /// that needs a few members, or only the type of one (the gateway and `args`), pays nothing for
+    /// the rest. Returns false, having checked the whole document, when it is not an object.
+    static func readMembers(
+        of data: Data, _ visit: (String, inout JSONReader) throws(SyntaxError) -> Void
+    ) throws(SyntaxError) -> Bool {
+        let result: Result<Bool, SyntaxError> = data.withUnsafeBytes { buffer in
+            var reader = JSONReader(buffer)
+            return Result { () throws(SyntaxError) -> Bool in
+                try reader.start()
+                guard reader.index < reader.bytes.count, reader.bytes[reader.index] == UInt8(ascii: "{") else {
+                    _ = try reader.value()
+                    try reader.end()
+                    return false
+                }
+                try reader.members(visit)
+                try reader.end()
+                return true
+            }
+        }
+        return try result.get()
+    }
+
+    private mutating func start() throws(SyntaxError) {
         if bytes.count >= 3 && bytes[0] == 0xEF && bytes[1] == 0xBB && bytes[2] == 0xBF { index = 3 }
         skipWhitespace()
-        let value = try self.value(topLevel: true)
+    }
+
+    private mutating func end() throws(SyntaxError) {
         skipWhitespace()
         guard index == bytes.count else { throw failure() }
-        return value
     }
 
     // MARK: Values
 
-    private mutating func value(topLevel: Bool = false) throws(SyntaxError) -> JSONValue {
+    /// The value at the reading position, built.
+    mutating func value() throws(SyntaxError) -> JSONValue {
         guard index < bytes.count else { throw failure() }
         switch bytes[index] {
-        case UInt8(ascii: "{"): return try object(topLevel: topLevel)
+        case UInt8(ascii: "{"): return try object()
         case UInt8(ascii: "["): return .array(try array())
         case UInt8(ascii: "\""): return .string(try string())
         case UInt8(ascii: "t"):
@@ -73,32 +95,35 @@ public struct JSONReader {
         }
     }
 
-    private mutating func object(topLevel: Bool) throws(SyntaxError) -> JSONValue {
+    private mutating func object() throws(SyntaxError) -> JSONValue {
+        var members: [String: JSONValue] = [:]
+        try self.members { key, reader throws(SyntaxError) in
+            let member = try reader.value()
+            // The first of duplicate keys wins, as in Foundation.
+            if members[key] == nil { members[key] = member }
+        }
+        return .object(members)
+    }
+
+    /// An object at the reading position, each member's value read by `visit`.
+    private mutating func members(_ visit: (String, inout JSONReader) throws(SyntaxError) -> Void) throws(SyntaxError) {
         try enter()
         defer { depth -= 1 }
         index += 1
-        var members: [String: JSONValue] = [:]
         skipWhitespace()
-        if try consume(UInt8(ascii: "}")) { return .object(members) }
+        if try consume(UInt8(ascii: "}")) { return }
         while true {
             guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { throw failure() }
             let key = try string()
             skipWhitespace()
             guard try consume(UInt8(ascii: ":")) else { throw failure() }
             skipWhitespace()
-            let member: JSONValue
-            if topLevel, let skippedMember, key == skippedMember {
-                member = try skipValue()
-            } else {
-                member = try value()
-            }
-            // The first of duplicate keys wins, as in Foundation.
-            if members[key] == nil { members[key] = member }
+            try visit(key, &self)
             skipWhitespace()
-            if try consume(UInt8(ascii: "}")) { return .object(members) }
+            if try consume(UInt8(ascii: "}")) { return }
             guard try consume(UInt8(ascii: ",")) else { throw failure() }
             skipWhitespace()
-            if try consume(UInt8(ascii: "}")) { return .object(members) }  // a trailing comma
+            if try consume(UInt8(ascii: "}")) { return }  // a trailing comma
         }
     }
 
@@ -119,8 +144,9 @@ public struct JSONReader {
         }
     }
 
-    /// Checks a value without building it; returns an empty value of its type.
-    private mutating func skipValue() throws(SyntaxError) -> JSONValue {
+    /// Checks the value at the reading position without building it; returns an empty value of its
+    /// type (numbers, booleans and null are cheap, and built).
+    mutating func skipValue() throws(SyntaxError) -> JSONValue {
         guard index < bytes.count else { throw failure() }
         switch bytes[index] {
         case UInt8(ascii: "{"), UInt8(ascii: "["):

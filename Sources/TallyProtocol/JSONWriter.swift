@@ -41,7 +41,12 @@ enum JSONNode {
     case pending(NodeEncoder)
 
     final class ObjectBox {
-        var members: [(key: String, value: JSONNode)] = []
+        var members: [(key: String, value: JSONNode)]
+
+        init() {
+            members = []
+            members.reserveCapacity(8)
+        }
     }
 
     final class ArrayBox {
@@ -103,10 +108,9 @@ enum JSONNode {
             out.append(UInt8(ascii: "]"))
         case .object(let box):
             out.append(UInt8(ascii: "{"))
-            var first = true
-            for member in Self.sorted(box.members) {
-                if !first { out.append(UInt8(ascii: ",")) }
-                first = false
+            Self.sortMembers(box)
+            for (index, member) in box.members.enumerated() {
+                if index > 0 { out.append(UInt8(ascii: ",")) }
                 writeString(member.key, into: &out)
                 out.append(UInt8(ascii: ":"))
                 try member.value.write(into: &out)
@@ -117,26 +121,25 @@ enum JSONNode {
         }
     }
 
-    /// Members in key order, keys compared byte by byte in UTF-8 (Unicode scalar order, without
-    /// normalising, as Foundation sorts them); of a key encoded twice, the last value.
-    private static func sorted(_ members: [(key: String, value: JSONNode)]) -> [(key: String, value: JSONNode)] {
+    /// Puts an object's members in key order, in place: keys compared byte by byte in UTF-8 (Unicode
+    /// scalar order, without normalising, as Foundation sorts them); of a key encoded twice, the
+    /// last value stays. An insertion sort: objects have a handful of members, often in order already.
+    private static func sortMembers(_ box: ObjectBox) {
         func precedes(_ a: String, _ b: String) -> Bool { a.utf8.lexicographicallyPrecedes(b.utf8) }
-        var inOrder = true
-        for index in members.indices.dropFirst() where !precedes(members[index - 1].key, members[index].key) {
-            inOrder = false
-            break
+        var index = 1
+        while index < box.members.count {
+            var position = index
+            while position > 0 && precedes(box.members[position].key, box.members[position - 1].key) {
+                box.members.swapAt(position, position - 1)
+                position -= 1
+            }
+            // Equal keys stay in the order they were encoded; the earlier one goes.
+            if position > 0 && box.members[position].key.utf8.elementsEqual(box.members[position - 1].key.utf8) {
+                box.members.remove(at: position - 1)
+                continue
+            }
+            index += 1
         }
-        if inOrder { return members }
-        let ordered = members.indices.sorted { a, b in
-            precedes(members[a].key, members[b].key) || (members[a].key.utf8.elementsEqual(members[b].key.utf8) && a < b)
-        }
-        var result: [(key: String, value: JSONNode)] = []
-        result.reserveCapacity(members.count)
-        for (position, index) in ordered.enumerated() {
-            if position + 1 < ordered.count && members[ordered[position + 1]].key.utf8.elementsEqual(members[index].key.utf8) { continue }
-            result.append(members[index])
-        }
-        return result
     }
 
     private func writeString(_ text: String, into out: inout [UInt8]) { Self.writeString(text, into: &out) }

@@ -61,6 +61,22 @@ import Testing
             ratio: 0.1, labels: ["b": 2, "a": 1, "B": 3, "a10": 4, "a9": 5, "é": 6, "_": 7], nested: [[1, 2], [], [3]]))
     }
 
+    /// A key encoded twice (a custom `encode(to:)` may): Foundation keeps the last value.
+    private struct Twice: Encodable {
+        enum Keys: String, CodingKey { case b, a }
+        func encode(to encoder: Encoder) throws {
+            var container = encoder.container(keyedBy: Keys.self)
+            try container.encode("first", forKey: .b)
+            try container.encode(1, forKey: .a)
+            try container.encode("second", forKey: .b)
+        }
+    }
+
+    @Test func aKeyEncodedTwiceKeepsItsLastValue() throws {
+        try expectSameBytes(Twice())
+        try expectSameBytes([Twice(), Twice()])
+    }
+
     @Test func writesFoundationTypesLikeJSONEncoder() throws {
         try expectSameBytes(["when": Date(timeIntervalSince1970: 1_700_000_000.25)])
         try expectSameBytes(["data": Data([0, 1, 2, 255])])
