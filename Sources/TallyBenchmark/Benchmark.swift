@@ -36,6 +36,9 @@ struct Benchmark: AsyncParsableCommand {
     @Option(help: "Seconds measured per row.")
     var seconds: Double = 5
 
+    @Option(help: "Slices each compared row is measured in, taking turns with the others.")
+    var rounds: Int = 5
+
     @Option(help: "Seconds of warm-up before each row is measured.")
     var warmupSeconds: Double = 1
 
@@ -46,6 +49,7 @@ struct Benchmark: AsyncParsableCommand {
         guard clients >= 1, inFlight >= 1, concurrency >= 1 else { throw ValidationError("--clients, --in-flight and --concurrency must be at least 1") }
         guard inFlight <= 1024 else { throw ValidationError("--in-flight must be at most 1024") }
         guard seconds > 0, warmupSeconds >= 0 else { throw ValidationError("--seconds must be positive") }
+        guard rounds >= 1 else { throw ValidationError("--rounds must be at least 1") }
     }
 
     func run() async throws {
@@ -55,59 +59,97 @@ struct Benchmark: AsyncParsableCommand {
         defer { try? FileManager.default.removeItem(at: scratch) }
         var table = ResultTable(header: header)
 
-        if baseline {
-            let relay = BareRelay(context: context, directory: scratch)
-            try await relay.start()
-            do {
-                let limit = try await throughput(relay.frontend, checks: false, pids: [], body: Requests.tip)
-                table.relay = limit
-                table.add("bare relay + echo worker (ZeroMQ layer, no JSON)", limit)
-                table.add("bare relay, one synchronous client", try await synchronous(relay.frontend, checks: false, pids: [], body: Requests.tip))
-            } catch {
-                try await relay.shutdown()
-                throw error
-            }
-            try await relay.shutdown()
-        }
-
-        if let endpoint {
-            try await measureTally(at: endpoint, context: context, stackDescription: "the gateway at \(endpoint)", pids: nil, into: &table)
-        } else {
-            var options = TallyStack.Options()
-            options.heartbeat = .milliseconds(1000)
-            let stack = try TallyStack(options: options)
-            do {
-                try await stack.startGateway()
-                var started = [try stack.startWorker("calc", concurrency: concurrency)]
+        let relay = baseline ? BareRelay(context: context, directory: scratch) : nil
+        var stack: TallyStack?
+        do {
+            try await relay?.start()
+            let target: Target
+            if let endpoint {
+                target = Target(endpoint: endpoint, description: "the gateway at \(endpoint)", pids: nil)
+            } else {
+                var options = TallyStack.Options()
+                options.heartbeat = .milliseconds(1000)
+                let local = try TallyStack(options: options)
+                stack = local
+                try await local.startGateway()
+                var started = [try local.startWorker("calc", concurrency: concurrency)]
                 if writes {
-                    started.append(try stack.startWorker("shopping", concurrency: concurrency))
-                    started.append(try stack.startWorker("accounts", concurrency: concurrency))
+                    started.append(try local.startWorker("shopping", concurrency: concurrency))
+                    started.append(try local.startWorker("accounts", concurrency: concurrency))
                 }
                 for process in started { try await process.waitUntilReady() }
-                try await measureTally(
-                    at: stack.frontend, context: stack.context,
-                    stackDescription: "gateway + calc worker (\(concurrency) MDP workers)", pids: [stack.gateway.pid] + started.map(\.pid),
-                    into: &table)
-            } catch {
-                await stack.stop()
-                throw error
+                target = Target(
+                    endpoint: local.frontend, description: "gateway + calc worker (\(concurrency) MDP workers)",
+                    pids: [local.gateway.pid] + started.map(\.pid))
+                table.memory = [("gateway", local.gateway.pid), ("calc worker", started[0].pid)].map { name, pid in
+                    (name, ProcessCPU.residentBytes(pid), nil)
+                }
             }
-            await stack.stop()
+            try await measureReads(relay: relay, target: target, into: &table)
+            if let stack {
+                table.memory = zip(table.memory, [stack.gateway.pid] + (target.pids?.dropFirst().prefix(1) ?? [])).map { row, pid in
+                    (row.name, row.atRest, ProcessCPU.residentBytes(pid))
+                }
+            }
+            try await measureWrites(target, context: stack?.context ?? context, into: &table)
+        } catch {
+            try? await relay?.shutdown()
+            await stack?.stop()
+            throw error
         }
+        try await relay?.shutdown()
+        await stack?.stop()
         table.print()
     }
 
-    /// - Parameter pids: the stack's processes, whose CPU time the rows are charged with besides this
-    ///   one's; nil when the stack is not this benchmark's own (its CPU time is not measured then).
-    private func measureTally(
-        at endpoint: String, context: ZMQContext, stackDescription: String, pids: [Int32]?, into table: inout ResultTable
-    ) async throws {
-        try await table.add("calc.tip via \(stackDescription)", throughput(endpoint, pids: pids, body: Requests.tip), versusRelay: true)
-        let ping = try await synchronous(endpoint, pids: pids, body: Requests.ping)
-        table.add("system.ping, one synchronous client (gateway only)", ping)
-        let tip = try await synchronous(endpoint, pids: pids, body: Requests.tip)
-        table.add("calc.tip, one synchronous client", tip, note: String(format: "%.2f × ping (p50)", Double(tip.latency.valueAtPercentile(50)) / Double(max(1, ping.latency.valueAtPercentile(50)))))
+    /// Where Tally is measured: an endpoint, and the processes behind it when they are this run's.
+    private struct Target {
+        let endpoint: String
+        let description: String
+        /// The stack's processes, whose CPU time the rows are charged with besides this one's; nil
+        /// when the stack is not this benchmark's own (its CPU time is not measured then).
+        let pids: [Int32]?
+    }
 
+    /// The rows compared with each other: the relay against calc.tip at 4 × 16, and one synchronous
+    /// client's round trips. They are measured in `rounds` interleaved slices, so that other load
+    /// coming and going on a shared machine falls on every row alike, and their ratios hold.
+    private func measureReads(relay: BareRelay?, target: Target, into table: inout ResultTable) async throws {
+        var relayThroughput = PipelinedLoad.Outcome()
+        var relaySync = PipelinedLoad.Outcome()
+        var tipThroughput = PipelinedLoad.Outcome()
+        var pingSync = PipelinedLoad.Outcome()
+        var tipSync = PipelinedLoad.Outcome()
+        let slice = Duration.milliseconds(Int(seconds * 1000 / Double(rounds)))
+        for round in 0..<rounds {
+            // A full warm-up first; afterwards only new sockets need one.
+            let warm = round == 0 ? warmup : min(warmup, .milliseconds(200))
+            if let relay {
+                relayThroughput.merge(try await load(relay.frontend, clients: clients, inFlight: inFlight, warmup: warm, slice: slice, checks: false, pids: [], body: Requests.tip))
+            }
+            tipThroughput.merge(try await load(target.endpoint, clients: clients, inFlight: inFlight, warmup: warm, slice: slice, pids: target.pids, body: Requests.tip))
+            if let relay {
+                relaySync.merge(try await load(relay.frontend, clients: 1, inFlight: 1, warmup: warm, slice: slice, checks: false, pids: [], body: Requests.tip))
+            }
+            pingSync.merge(try await load(target.endpoint, clients: 1, inFlight: 1, warmup: warm, slice: slice, pids: target.pids, body: Requests.ping))
+            tipSync.merge(try await load(target.endpoint, clients: 1, inFlight: 1, warmup: warm, slice: slice, pids: target.pids, body: Requests.tip))
+        }
+        let pipelined = "\(clients) × \(inFlight)"
+        if relay != nil {
+            table.relay = Figures(inFlight: pipelined, outcome: relayThroughput)
+            table.add("bare relay + echo worker (ZeroMQ layer, no JSON)", Figures(inFlight: pipelined, outcome: relayThroughput))
+        }
+        table.add("calc.tip via \(target.description)", Figures(inFlight: pipelined, outcome: tipThroughput), versusRelay: true)
+        if relay != nil {
+            table.add("bare relay, one synchronous client", Figures(inFlight: "1 × 1", outcome: relaySync))
+        }
+        table.add("system.ping, one synchronous client (gateway only)", Figures(inFlight: "1 × 1", outcome: pingSync))
+        let ratio = Double(tipSync.latency.valueAtPercentile(50)) / Double(max(1, pingSync.latency.valueAtPercentile(50)))
+        table.add("calc.tip, one synchronous client", Figures(inFlight: "1 × 1", outcome: tipSync), note: String(format: "%.2f × ping (p50)", ratio))
+    }
+
+    /// Keyed durable writes, each with its own idempotency_key, 16 in flight.
+    private func measureWrites(_ target: Target, context: ZMQContext, into table: inout ResultTable) async throws {
         table.section("keyed durable writes, 16 in flight (storage: the lead fills these in after group commit)")
         guard writes else {
             table.placeholder("shopping.add_item", "not measured (--no-writes)")
@@ -115,6 +157,7 @@ struct Benchmark: AsyncParsableCommand {
             table.placeholder("event → alert at 1,000 purchases/s", "not measured yet")
             return
         }
+        let endpoint = target.endpoint
         let run = UUID().uuidString.prefix(8).lowercased()
         let client = try TallyClient(endpoint: endpoint, timeout: .seconds(10), tries: 1, context: context)
         // A list holds at most 500 items: enough lists for 20,000 writes a second.
@@ -130,12 +173,14 @@ struct Benchmark: AsyncParsableCommand {
             lists.append(id)
         }
         let shoppingLists = lists
-        table.add("shopping.add_item, idempotency_key each", try await durableWrites(endpoint, pids: pids) { slot, sequence in
+        let addItem = try await load(endpoint, clients: 4, inFlight: 4, warmup: warmup, slice: measured, pids: target.pids) { slot, sequence in
             Data(#"{"id":"\#(slot)","command":"shopping.add_item","idempotency_key":"bench-\#(run)-item-\#(sequence)","args":{"owner":"bench-\#(run)","list_id":\#(shoppingLists[min(sequence / 500, shoppingLists.count - 1)]),"name":"item \#(sequence)"}}"#.utf8)
-        })
-        table.add("accounts.create, idempotency_key each", try await durableWrites(endpoint, pids: pids) { slot, sequence in
+        }
+        table.add("shopping.add_item, idempotency_key each", Figures(inFlight: "4 × 4", outcome: addItem))
+        let create = try await load(endpoint, clients: 4, inFlight: 4, warmup: warmup, slice: measured, pids: target.pids) { slot, sequence in
             Data(#"{"id":"\#(slot)","command":"accounts.create","idempotency_key":"bench-\#(run)-account-\#(sequence)","args":{"owner":"bench-\#(run)","name":"a\#(sequence)","currency":"USD","starting_balance":"10.00"}}"#.utf8)
-        })
+        }
+        table.add("accounts.create, idempotency_key each", Figures(inFlight: "4 × 4", outcome: create))
         table.placeholder("event → alert at 1,000 purchases/s (p99)", "not measured yet: the lead adds it with group commit")
     }
 
@@ -147,34 +192,21 @@ struct Benchmark: AsyncParsableCommand {
         #endif
         let load = (try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8))?.split(separator: " ").first.map(String.init) ?? "?"
         return "tally-bench: \(ProcessInfo.processInfo.activeProcessorCount) cores, load \(load) at start, \(build), ipc endpoints; "
-            + String(format: "%.1f s measured after %.1f s warm-up per row", seconds, warmupSeconds)
+            + String(format: "%.1f s measured per row (the first five rows in %d interleaved slices) after %.1f s warm-up", seconds, rounds, warmupSeconds)
     }
 
     private var measured: Duration { .milliseconds(Int(seconds * 1000)) }
     private var warmup: Duration { .milliseconds(Int(warmupSeconds * 1000)) }
 
-    private func throughput(_ endpoint: String, checks: Bool = true, pids: [Int32]?, body: @escaping PipelinedLoad.Body) async throws -> Figures {
-        let outcome = try await PipelinedLoad(
-            endpoint: endpoint, clients: clients, inFlight: inFlight, warmup: warmup, measured: measured, checksReplies: checks,
+    /// One slice of closed-loop load; `pids` as in `Target`.
+    private func load(
+        _ endpoint: String, clients: Int, inFlight: Int, warmup: Duration, slice: Duration, checks: Bool = true, pids: [Int32]?,
+        body: @escaping PipelinedLoad.Body
+    ) async throws -> PipelinedLoad.Outcome {
+        try await PipelinedLoad(
+            endpoint: endpoint, clients: clients, inFlight: inFlight, warmup: warmup, measured: slice, checksReplies: checks,
             cpu: pids.map { ProcessCPU(pids: [getpid()] + $0) }
         ).run(context: ZMQContext(), body: body)
-        return Figures(inFlight: "\(clients) × \(inFlight)", outcome: outcome)
-    }
-
-    private func synchronous(_ endpoint: String, checks: Bool = true, pids: [Int32]?, body: @escaping PipelinedLoad.Body) async throws -> Figures {
-        let outcome = try await PipelinedLoad(
-            endpoint: endpoint, clients: 1, inFlight: 1, warmup: warmup, measured: measured, checksReplies: checks,
-            cpu: pids.map { ProcessCPU(pids: [getpid()] + $0) }
-        ).run(context: ZMQContext(), body: body)
-        return Figures(inFlight: "1 × 1", outcome: outcome)
-    }
-
-    private func durableWrites(_ endpoint: String, pids: [Int32]?, body: @escaping PipelinedLoad.Body) async throws -> Figures {
-        let outcome = try await PipelinedLoad(
-            endpoint: endpoint, clients: 4, inFlight: 4, warmup: warmup, measured: measured, checksReplies: true,
-            cpu: pids.map { ProcessCPU(pids: [getpid()] + $0) }
-        ).run(context: ZMQContext(), body: body)
-        return Figures(inFlight: "4 × 4", outcome: outcome)
     }
 }
 

@@ -35,7 +35,19 @@ struct PipelinedLoad {
         /// CPU seconds all the processes of the path used in the measured period.
         var cpuSeconds: Double?
 
-        var requestsPerSecond: Double { Double(completed) / elapsed.seconds }
+        var requestsPerSecond: Double { elapsed > .zero ? Double(completed) / elapsed.seconds : 0 }
+
+        /// Adds another slice of the same row.
+        mutating func merge(_ other: Outcome) {
+            let isFirst = elapsed == .zero
+            completed += other.completed
+            errors += other.errors
+            elapsed += other.elapsed
+            latency.add(other.latency)
+            if firstError == nil { firstError = other.firstError }
+            // CPU time is known for the whole row only when it is known for every slice.
+            cpuSeconds = isFirst ? other.cpuSeconds : cpuSeconds.flatMap { mine in other.cpuSeconds.map { mine + $0 } }
+        }
         /// Microseconds of CPU, over every process and thread of the path, per request.
         var cpuMicrosecondsPerRequest: Double? { cpuSeconds.map { $0 * 1e6 / Double(max(1, completed)) } }
     }

@@ -22,4 +22,13 @@ struct ProcessCPU: Sendable {
         }
         return total
     }
+
+    /// The resident set size of a process (`VmRSS`), in bytes.
+    static func residentBytes(_ pid: Int32) -> Int? {
+        guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
+            let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }),
+            let kilobytes = line.split(separator: " ").dropFirst().first.flatMap({ Int($0) })
+        else { return nil }
+        return kilobytes * 1024
+    }
 }

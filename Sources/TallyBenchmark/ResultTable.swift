@@ -20,6 +20,8 @@ struct ResultTable {
     let header: String
     /// The limit the other rows are compared with.
     var relay: Figures?
+    /// Resident memory of the stack's processes, at rest and after the rows that loaded them.
+    var memory: [(name: String, atRest: Int?, loaded: Int?)] = []
     private var rows: [Row] = []
 
     init(header: String) { self.header = header }
@@ -82,6 +84,10 @@ struct ResultTable {
             Swift.print(format(line))
         }
         if let title = titles[lines.count] { Swift.print("-- \(title)") }
+        func megabytes(_ bytes: Int?) -> String { bytes.map { String(format: "%.1f MB", Double($0) / 1_048_576) } ?? "?" }
+        for process in memory {
+            Swift.print("resident memory, \(process.name): \(megabytes(process.atRest)) at rest, \(megabytes(process.loaded)) after the calc.tip rows")
+        }
     }
 
     /// 12345 → "12,345".
