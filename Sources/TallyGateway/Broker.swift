@@ -11,7 +11,7 @@ protocol BrokerTransport: AnyObject {
 }
 
 /// The gateway's state machine, after the ZeroMQ guide's `mdbroker`: services with queues of
-/// requests and idle workers, heartbeats both ways, and deadlines. It routes on frames: the
+/// requests and workers with room for them, heartbeats both ways, and deadlines. It routes on frames: the
 /// service is named by a 7/MDP frame or by the envelope's command, request bodies go to workers
 /// as the client sent them, and replies go back as the worker sent them.
 ///

@@ -89,30 +89,16 @@ struct EnvelopeFields {
         } catch {
             throw TallyError.invalidArgument("the request is not valid JSON (UTF-8 text with one JSON object)")
         }
-        guard isObject else {
-            throw TallyError.invalidArgument(
-                "the request must be a JSON object such as {\"command\": \"calc.tip\", \"args\": {...}}")
-        }
-        if let unknown {
-            throw TallyError.invalidArgument(
-                "unknown envelope field '\(unknown)'; allowed: \(Self.allowed.sorted().joined(separator: ", "))",
-                field: unknown)
-        }
+        guard isObject else { throw Self.notAnObject }
+        if let unknown { throw Self.unknownField(unknown) }
     }
 
     private init() {}
 
     /// The members of an envelope decoded by other means (`Decodable`).
     init(_ document: JSONValue) throws(TallyError) {
-        guard case .object(let members) = document else {
-            throw TallyError.invalidArgument(
-                "the request must be a JSON object such as {\"command\": \"calc.tip\", \"args\": {...}}")
-        }
-        if let unknown = members.keys.filter({ !Self.allowed.contains($0) }).min() {
-            throw TallyError.invalidArgument(
-                "unknown envelope field '\(unknown)'; allowed: \(Self.allowed.sorted().joined(separator: ", "))",
-                field: unknown)
-        }
+        guard case .object(let members) = document else { throw Self.notAnObject }
+        if let unknown = members.keys.filter({ !Self.allowed.contains($0) }).min() { throw Self.unknownField(unknown) }
         id = members["id"]
         command = members["command"]
         deadline = members["deadline_ms"]
@@ -120,6 +106,14 @@ struct EnvelopeFields {
         token = members["token"]
         locale = members["locale"]
         args = members["args"]
+    }
+
+    private static let notAnObject = TallyError.invalidArgument(
+        "the request must be a JSON object such as {\"command\": \"calc.tip\", \"args\": {...}}")
+
+    /// The alphabetically first key that is not an envelope field.
+    private static func unknownField(_ key: String) -> TallyError {
+        .invalidArgument("unknown envelope field '\(key)'; allowed: \(allowed.sorted().joined(separator: ", "))", field: key)
     }
 
     func head() throws(TallyError) -> EnvelopeHead {
