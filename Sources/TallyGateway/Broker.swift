@@ -398,6 +398,10 @@ final class Broker {
     /// Requests accepted and not yet answered (waiting for a worker, or with one).
     var pendingRequests: Int { requests.count }
 
+    /// Whether anything is still owed to a client: a request not yet answered, or a reply held
+    /// for a client whose queue was full.
+    var owesReplies: Bool { !requests.isEmpty || !held.isEmpty }
+
     /// Answers everything still pending and tells workers to go, before the gateway stops.
     func shutdown() {
         for request in requests.values {

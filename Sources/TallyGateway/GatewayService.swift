@@ -100,7 +100,7 @@ final class GatewayLoop: BrokerTransport {
         var poller = ZMQPoller()
         let frontendIndex = poller.add(frontend)
         let backendIndex = poller.add(backend)
-        while broker.pendingRequests > 0, clock.now < deadline {
+        while broker.owesReplies, clock.now < deadline {
             try poller.poll(timeout: min(broker.timeUntilNextTimer(), deadline - clock.now))
             if poller.isReadable(backendIndex) { try drain(backend, into: broker.handleWorker) }
             if poller.isReadable(frontendIndex) { try drain(frontend, into: broker.handleClient) }
