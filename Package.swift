@@ -148,7 +148,7 @@ let package = Package(
             "TallyRoster", "TallyNotifier", "TallyProtocol", "TallyStorage", "TallyTesting",
         ]),
         .testTarget(name: "TallyNotifierTests", dependencies: [
-            "TallyNotifier", "TallyProtocol", "TallyStorage", "TallyTesting",
+            "TallyNotifier", "TallyProtocol", "TallyStorage", "TallyTesting", .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "TallyAuthTests", dependencies: [
             "TallyAuth", "TallyProtocol", "TallyWorker", "TallyTesting", .product(name: "Logging", package: "swift-log"),

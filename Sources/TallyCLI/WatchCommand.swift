@@ -53,27 +53,37 @@ struct WatchCommand: AsyncParsableCommand {
         var logger = Logger(label: "tally.watch")
         logger.logLevel = .warning
         let options = try ProcessOptions.parse(["--log-level", "warning"] + (parentPid.map { ["--parent-pid", "\($0)"] } ?? []))
-        try await options.runServices([WatchService(watcher: watcher, asJSON: asJSON)], logger: logger)
+        try await options.runServices([WatchService(watcher: watcher, since: since, asJSON: asJSON)], logger: logger)
     }
 }
 
 /// `tally watch` as a service of the process's ServiceGroup, so SIGINT and SIGTERM end it cleanly.
 struct WatchService: Service {
     let watcher: AlertWatcher
+    /// `--since`: where the stored alerts shown start, if any are.
+    let since: Int64?
     let asJSON: Bool
 
     func run() async throws {
         let context = try ZMQContext()
-        try await DedicatedThread.runUntilShutdown(name: "tally-watch") { [watcher, asJSON] stop in
+        try await DedicatedThread.runUntilShutdown(name: "tally-watch") { [watcher, since, asJSON] stop in
             try watcher.run(
                 context: context, stop: stop,
                 show: { alert in FileHandle.standardOutput.write(Data((Self.line(alert, asJSON: asJSON) + "\n").utf8)) },
                 warn: { message in FileHandle.standardError.write(Data("tally watch: \(message)\n".utf8)) },
                 ready: { after in
-                    FileHandle.standardError.write(Data("tally watch: showing alerts after #\(after)\n".utf8))
-                    ReadinessNotifier.shared.ready(status: "showing alerts after #\(after)")
+                    FileHandle.standardError.write(Data("tally watch: \(Self.startLine(since: since, caughtUpTo: after))\n".utf8))
+                    ReadinessNotifier.shared.ready(status: "new alerts follow, after #\(after)")
                 })
         }
+    }
+
+    /// Where the watch stands once the stored alerts are shown: alert sequence numbers are the
+    /// notifier's, counted from 1; `--since N` shows those after N.
+    static func startLine(since: Int64?, caughtUpTo last: Int64) -> String {
+        guard let since else { return "new alerts follow (the latest stored alert is #\(last))" }
+        if last <= since { return "no stored alerts after #\(since); new alerts follow" }
+        return "stored alerts #\(since + 1) to #\(last) shown; new alerts follow"
     }
 
     static func line(_ alert: Alert, asJSON: Bool) -> String {

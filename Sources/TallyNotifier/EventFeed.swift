@@ -33,6 +33,16 @@ public enum EventFeedError: Error, CustomStringConvertible {
     case refused(TallyError)
     case malformed(String)
 
+    /// Whether it may pass by itself (no worker yet, a gateway restarting), as opposed to a
+    /// problem someone must fix (a revoked token, a missing role).
+    public var isTransient: Bool {
+        switch self {
+        case .gatewayUnreachable: true
+        case .refused(let error): [.unavailable, .deadlineExceeded, .resourceExhausted].contains(error.code)
+        case .malformed: false
+        }
+    }
+
     public var description: String {
         switch self {
         case .gatewayUnreachable(let detail): "gateway unreachable: \(detail)"

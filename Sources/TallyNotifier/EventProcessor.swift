@@ -26,13 +26,20 @@ public final class EventProcessor {
     /// Services the catalog says have an event feed; checked even before any of their events arrives.
     let catalogSources: [String]
 
+    /// How long a source may stay unreachable before that is worth a warning: at a clean start the
+    /// notifier asks before the workers have registered, which is not a problem worth one. An error
+    /// that will not pass by itself (a refused token) is warned about at once.
+    let patience: Duration
+
     private let clock = ContinuousClock()
     private var backoff: [String: (until: ContinuousClock.Instant, delay: Duration)] = [:]
+    /// Since when each source's catch-up has failed, and whether that has been warned about.
+    private var failing: [String: (since: ContinuousClock.Instant, warned: Bool)] = [:]
 
     public init(
         store: NotifierStore, feed: any EventFeed, catalogSources: [String], pageSize: Int = 100,
-        initialBackoff: Duration = .seconds(1), maximumBackoff: Duration = .seconds(30), logger: Logger,
-        publish: @escaping Publish
+        initialBackoff: Duration = .seconds(1), maximumBackoff: Duration = .seconds(30), patience: Duration = .seconds(15),
+        logger: Logger, publish: @escaping Publish
     ) {
         self.store = store
         self.feed = feed
@@ -40,6 +47,7 @@ public final class EventProcessor {
         self.pageSize = pageSize
         self.initialBackoff = initialBackoff
         self.maximumBackoff = maximumBackoff
+        self.patience = patience
         self.logger = logger
         self.publish = publish
     }
@@ -78,13 +86,22 @@ public final class EventProcessor {
                 after = last
             }
             backoff[source] = nil
+            if failing.removeValue(forKey: source)?.warned == true {
+                logger.info("caught up on events again", metadata: ["source": "\(source)"])
+            }
             return true
         } catch {
             let delay = backoff[source].map { min($0.delay * 2, maximumBackoff) } ?? initialBackoff
             backoff[source] = (clock.now + delay, delay)
+            // Warned once, when the source has been unreachable longer than a start takes.
+            let since = failing[source]?.since ?? clock.now
+            let isTransient = (error as? EventFeedError)?.isTransient ?? false
+            let warn = failing[source]?.warned != true && (!isTransient || clock.now - since >= patience)
+            failing[source] = (since, failing[source]?.warned == true || warn)
             logger.log(
-                level: backoff[source]?.delay == initialBackoff ? .warning : .debug, "could not catch up on events",
-                metadata: ["source": "\(source)", "error": "\(error)", "retry_in": "\(delay)"])
+                level: warn ? .warning : .debug, "could not catch up on events",
+                metadata: ["source": "\(source)", "error": "\(error)", "retry_in": "\(delay)",
+                           "failing_for": "\(clock.now - since)"])
             return false
         }
     }

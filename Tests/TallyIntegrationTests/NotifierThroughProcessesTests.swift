@@ -74,9 +74,10 @@ import Testing
             let filtered = try stack.startWatch(["--since", "0", "--topic", "alert.price_lower"])
             try await stack.waitUntil("the backlog is shown") { watchedAlerts(late).count >= 2 }
             try await stack.waitUntil("every watch knows where it starts") {
-                [late, onlyNew, filtered].allSatisfy { $0.log.contains("showing alerts after #") }
+                [late, onlyNew, filtered].allSatisfy { $0.log.contains("new alerts follow") }
             }
-            #expect(onlyNew.log.contains("showing alerts after #2"), "\(onlyNew.log)")
+            #expect(onlyNew.log.contains("new alerts follow (the latest stored alert is #2)"), "\(onlyNew.log)")
+            #expect(late.log.contains("stored alerts #1 to #2 shown; new alerts follow"), "\(late.log)")
             // Eggs is the live alert; tea, a lower price, fences all three watches.
             try await stack.publish([priceChanged(3, item: "Eggs"), priceChanged(4, item: "Tea", direction: "lower")])
             try await stack.waitUntil("the fence reached every watch") {
