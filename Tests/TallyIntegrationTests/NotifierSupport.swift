@@ -26,12 +26,20 @@ extension TallyStack {
         return process
     }
 
-    /// Starts `tally watch --json` against this stack.
-    func startWatch(_ arguments: [String]) throws -> TallyProcess {
+    /// Starts `tally watch --json` against this stack, showing the alerts of the person `token`
+    /// names; without a token, of the login stored under `environment`'s `XDG_CONFIG_HOME` (as
+    /// `tally login` left it).
+    func startWatch(_ arguments: [String], token: String?, environment: [String: String] = [:]) throws -> TallyProcess {
         try launch(
             "watch",
-            ["watch", "--json", "--alerts-endpoint", alertsEndpoint, "--endpoint", frontend, "--timeout-ms", "1000"] + arguments)
+            ["watch", "--json", "--alerts-endpoint", alertsEndpoint, "--endpoint", frontend, "--timeout-ms", "1000"]
+                + (token.map { ["--token", $0] } ?? []) + arguments,
+            environment: environment)
     }
+
+    /// An access token of ann, whose user id in the events these tests publish is `ann`; it lasts
+    /// longer than any test.
+    func annToken() throws -> String { try accessToken(for: "ann", lifetime: .seconds(3600)) }
 
     /// Publishes events as a worker does: a PUB socket connected to the inlet, `[type, event JSON]`.
     func publish(_ events: [JSONValue]) async throws {

@@ -9,7 +9,7 @@ import Testing
     @Test func oneEventGivesExactlyOneAlertAndADuplicateGivesNone() async throws {
         try await TallyStack.with() { stack in
             try await stack.startNotifier()
-            let watch = try stack.startWatch(["--since", "0"])
+            let watch = try stack.startWatch(["--since", "0"], token: try stack.annToken())
             try await stack.publish([priceChanged(1)])
             try await stack.waitUntil("the watch shows the alert") { watchedAlerts(watch).count >= 1 }
             let alert = watchedAlerts(watch)[0]
@@ -26,7 +26,7 @@ import Testing
             #expect(sequences(watchedAlerts(watch)) == [1, 2, 3], "\(stack.logs)")
             #expect(watchedAlerts(watch)[1]["event_id"] == "evt-bread-2")
 
-            let listed = try await stack.client().call("alerts.list", ["after": 0])
+            let listed = try await stack.client().call("alerts.list", ["after": 0], token: try stack.annToken())
             #expect(listed.result?["alerts"]?.arrayValue?.count == 3, "\(listed)")
             #expect(listed.result?["last_sequence"] == 3)
         }
@@ -38,7 +38,7 @@ import Testing
             let worker = try await stack.rawWorker("shopping", .reply(feed.answer))
             defer { Task { try? await worker.stop() } }
             var notifier = try await stack.startNotifier()
-            let watch = try stack.startWatch(["--since", "0"])
+            let watch = try stack.startWatch(["--since", "0"], token: try stack.annToken())
 
             feed.add(priceChanged(1))
             try await stack.publish([priceChanged(1)])
@@ -67,11 +67,11 @@ import Testing
             try await stack.startNotifier()
             try await stack.publish([priceChanged(1), priceChanged(2, item: "Bread", direction: "lower")])
             try await stack.waitUntil("two alerts stored") {
-                (try? await stack.client().call("alerts.list"))?.result?["last_sequence"] == 2
+                (try? await stack.client().call("alerts.list", token: try stack.annToken()))?.result?["last_sequence"] == 2
             }
-            let late = try stack.startWatch(["--since", "0"])
-            let onlyNew = try stack.startWatch([])
-            let filtered = try stack.startWatch(["--since", "0", "--topic", "alert.price_lower"])
+            let late = try stack.startWatch(["--since", "0"], token: try stack.annToken())
+            let onlyNew = try stack.startWatch([], token: try stack.annToken())
+            let filtered = try stack.startWatch(["--since", "0", "--topic", "alert.price_lower"], token: try stack.annToken())
             try await stack.waitUntil("the backlog is shown") { watchedAlerts(late).count >= 2 }
             try await stack.waitUntil("every watch knows where it starts") {
                 [late, onlyNew, filtered].allSatisfy { $0.log.contains("showing alerts after #") }
