@@ -123,7 +123,7 @@ let package = Package(
             .product(name: "Histogram", package: "hdrhistogram-swift"),
         ]),
 
-        .testTarget(name: "TallyProtocolTests", dependencies: ["TallyProtocol"]),
+        .testTarget(name: "TallyProtocolTests", dependencies: ["TallyProtocol", "TallyTesting"]),
         .testTarget(name: "TallyObservabilityTests", dependencies: [
             "TallyObservability", .product(name: "Logging", package: "swift-log"),
         ]),

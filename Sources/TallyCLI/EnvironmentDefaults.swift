@@ -23,10 +23,13 @@ enum EnvironmentDefaults {
     static var maximumMessageBytes: Int { int("TALLY_MAX_MESSAGE_BYTES", 256 * 1024) }
     static var defaultDeadlineMilliseconds: Int { int("TALLY_DEFAULT_DEADLINE_MS", 5000) }
     static var maximumQueueDepth: Int { int("TALLY_MAX_QUEUE_DEPTH", 10_000) }
+    static var maximumHeldReplies: Int { int("TALLY_MAX_HELD_REPLIES", 200_000) }
     static var eventsEndpoint: String { string("TALLY_EVENTS_ENDPOINT", "tcp://127.0.0.1:5557") }
     static var dataDirectory: String { string("TALLY_DATA_DIR", "./.tally") }
     static var logLevel: String { string("TALLY_LOG_LEVEL", "info") }
-    static var concurrency: Int { int("TALLY_WORKER_CONCURRENCY", 1) }
+    /// MDP workers (threads) per worker process: one per core.
+    static var concurrency: Int { int("TALLY_WORKER_CONCURRENCY", ProcessInfo.processInfo.activeProcessorCount) }
+    static var capacity: Int { int("TALLY_WORKER_CAPACITY", 16) }
     static var callTimeoutMilliseconds: Int { int("TALLY_CALL_TIMEOUT_MS", 5000) }
     static var callRetries: Int { int("TALLY_CALL_RETRIES", 2) }
     static var publicKeys: String? { optionalString("TALLY_PUBLIC_KEYS") }

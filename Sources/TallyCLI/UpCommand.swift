@@ -25,8 +25,11 @@ struct UpCommand: AsyncParsableCommand {
 
     @OptionGroup var heartbeat: HeartbeatOptions
 
-    @Option(help: "Worker threads per service. Env: TALLY_WORKER_CONCURRENCY.")
+    @Option(help: "MDP workers (threads) per service (default: one per core). Env: TALLY_WORKER_CONCURRENCY.")
     var concurrency: Int = EnvironmentDefaults.concurrency
+
+    @Option(help: "Requests each MDP worker takes at once; 1 is plain 7/MDP. Env: TALLY_WORKER_CAPACITY.")
+    var capacity: Int = EnvironmentDefaults.capacity
 
     @Option(
         help: """
@@ -48,8 +51,8 @@ struct UpCommand: AsyncParsableCommand {
             let own = service == "identity" ? ["--password-cost", "\(passwordHashing.passwordCost)"] : []
             children.append(ChildSpec(
                 name: service,
-                arguments: ["worker", service, "--backend", backend, "--data-dir", dataDir, "--concurrency", "\(concurrency)"] + own
-                    + shared))
+                arguments: ["worker", service, "--backend", backend, "--data-dir", dataDir, "--concurrency", "\(concurrency)",
+                            "--capacity", "\(capacity)"] + own + shared))
         }
         children.append(ChildSpec(
             name: "notifier",

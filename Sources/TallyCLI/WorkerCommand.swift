@@ -1,6 +1,7 @@
 import ArgumentParser
 import TallyCatalog
 import TallyLifecycle
+import TallyProtocol
 import TallyWorker
 import ZeroMQ
 
@@ -13,8 +14,11 @@ struct WorkerCommand: AsyncParsableCommand {
     @Argument(help: "The service to serve: \(ServiceCatalog.all.joined(separator: ", ")).")
     var service: String
 
-    @Option(help: "Worker threads in this process, each its own MDP worker. Env: TALLY_WORKER_CONCURRENCY.")
+    @Option(help: "MDP workers (threads) in this process (default: one per core). Env: TALLY_WORKER_CONCURRENCY.")
     var concurrency: Int = EnvironmentDefaults.concurrency
+
+    @Option(help: "Requests each MDP worker takes at once; 1 is plain 7/MDP. Env: TALLY_WORKER_CAPACITY.")
+    var capacity: Int = EnvironmentDefaults.capacity
 
     @Option(help: "The gateway's worker endpoint to connect to. Env: TALLY_GATEWAY_BACKEND.")
     var backend: String = EnvironmentDefaults.backend
@@ -50,6 +54,9 @@ struct WorkerCommand: AsyncParsableCommand {
             throw ValidationError("unknown service '\(service)'; choose one of \(ServiceCatalog.workerServices.joined(separator: ", "))")
         }
         guard (1...256).contains(concurrency) else { throw ValidationError("--concurrency must be from 1 to 256") }
+        guard (1...Majordomo.maximumCapacity).contains(capacity) else {
+            throw ValidationError("--capacity must be from 1 to \(Majordomo.maximumCapacity)")
+        }
     }
 
     func run() async throws {
@@ -68,7 +75,7 @@ struct WorkerCommand: AsyncParsableCommand {
             throw ValidationError("unknown service '\(service)'")
         }
         let configuration = WorkerConfiguration(
-            backendEndpoint: backend, concurrency: concurrency, heartbeatInterval: heartbeat.interval,
+            backendEndpoint: backend, concurrency: concurrency, capacity: capacity, heartbeatInterval: heartbeat.interval,
             liveness: heartbeat.liveness, maximumMessageBytes: maxMessageBytes, handlingDelay: .milliseconds(handlingDelayMs))
         let readiness = Readiness(parts: [service])
         let worker = WorkerService(

@@ -60,9 +60,11 @@ import Testing
             try await up.waitUntilReady()
             let reply = try await stack.client().call("calc.tip", ["amount": "84.00", "tip_percent": "18", "split": 3, "currency": "USD"])
             #expect(reply.result?["tip"] == "15.12")
-            // Every service of the catalog starts, each log line prefixed with its name, padded to the longest.
-            for service in ["calc", "accounts", "currency", "shopping", "identity", "alerts"] {
-                #expect((try await stack.serviceStatus(service))?["workers"]?.intValue == 1, "\(service)")
+            // Every service of the catalog starts, with one MDP worker per core, each log line
+            // prefixed with its name, padded to the longest.
+            for service in ["calc", "accounts", "currency", "shopping", "roster", "identity", "alerts"] {
+                let workers = try await stack.serviceStatus(service)?["workers"]?.intValue
+                #expect(workers == Int64(ProcessInfo.processInfo.activeProcessorCount), "\(service)")
             }
             // The first run made a signing key pair and the notifier's service token, privately,
             // and the admin, whose password it printed once: enough to log in and manage roles.

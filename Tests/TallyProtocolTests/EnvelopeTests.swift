@@ -90,6 +90,7 @@ import Testing
 
     @Test func theIdOfAnInvalidEnvelopeIsRecovered() {
         #expect(EnvelopeHead.recoverID(from: Data(#"{"id":"e-1","command":"calc"}"#.utf8)) == "e-1")
+        #expect(EnvelopeHead.recoverID(from: Data(#"{"arg":{},"id":"e-2","command":"calc.tip"}"#.utf8)) == "e-2")
         #expect(EnvelopeHead.recoverID(from: Data(#"{"id":7,"command":"calc"}"#.utf8)) == nil)
         #expect(EnvelopeHead.recoverID(from: Data("not json".utf8)) == nil)
     }
