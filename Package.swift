@@ -3,6 +3,11 @@ import PackageDescription
 
 // Tally's modules, one concern each. The dependency arrows point down this list:
 // ZeroMQ (wire) <- TallyProtocol <- TallyMoney <- services <- TallyWorker/TallyGateway/TallyClient <- TallyCLI <- tally.
+// Fault injection for integration tests (a slow handler, a crash right after a commit: see
+// TallyWorker's FaultInjection) exists only in debug builds, the ones tests run; a release build,
+// the one operators install, carries no test doors.
+let faultInjection: [SwiftSetting] = [.define("TALLY_FAULT_INJECTION", .when(configuration: .debug))]
+
 let package = Package(
     name: "Tally",
     platforms: [.macOS(.v15)],
@@ -52,7 +57,7 @@ let package = Package(
             .product(name: "DequeModule", package: "swift-collections"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-        ]),
+        ], swiftSettings: faultInjection),
         // Who is asking: Ed25519-signed access tokens (a minimal JWS), the key files they are signed
         // and checked with, and the middleware every worker runs to check them and enforce access.
         .target(name: "TallyAuth", dependencies: [
@@ -111,7 +116,7 @@ let package = Package(
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-        ]),
+        ], swiftSettings: faultInjection),
         .executableTarget(name: "tally", dependencies: ["TallyCLI"]),
         // Test support: a real gateway and workers as child processes on private endpoints; a
         // service's commands called in-process, as a worker calls them; a seeded generator.

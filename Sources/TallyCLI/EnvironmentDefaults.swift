@@ -24,6 +24,7 @@ enum EnvironmentDefaults {
     static var defaultDeadlineMilliseconds: Int { int("TALLY_DEFAULT_DEADLINE_MS", 5000) }
     static var maximumQueueDepth: Int { int("TALLY_MAX_QUEUE_DEPTH", 10_000) }
     static var maximumHeldReplies: Int { int("TALLY_MAX_HELD_REPLIES", 200_000) }
+    static var drainTimeoutMilliseconds: Int { int("TALLY_DRAIN_TIMEOUT_MS", 5000) }
     static var eventsEndpoint: String { string("TALLY_EVENTS_ENDPOINT", "tcp://127.0.0.1:5557") }
     static var dataDirectory: String { string("TALLY_DATA_DIR", "./.tally") }
     static var logLevel: String { string("TALLY_LOG_LEVEL", "info") }

@@ -29,10 +29,14 @@ struct GatewayCommand: AsyncParsableCommand {
     @Option(help: "Replies held for one client that is not reading before its new requests are not accepted. Env: TALLY_MAX_HELD_REPLIES.")
     var maxHeldReplies: Int = EnvironmentDefaults.maximumHeldReplies
 
+    @Option(help: "On SIGTERM, how long to keep serving accepted requests (refusing new ones) before answering the rest unavailable. Env: TALLY_DRAIN_TIMEOUT_MS.")
+    var drainTimeoutMs: Int = EnvironmentDefaults.drainTimeoutMilliseconds
+
     @OptionGroup var process: ProcessOptions
 
     func validate() throws {
         guard maxMessageBytes >= 1024 else { throw ValidationError("--max-message-bytes must be at least 1024") }
+        guard drainTimeoutMs >= 0 else { throw ValidationError("--drain-timeout-ms must be 0 or more") }
         guard defaultDeadlineMs >= 1 else { throw ValidationError("--default-deadline-ms must be at least 1") }
         guard maxQueueDepth >= 1 else { throw ValidationError("--max-queue-depth must be at least 1") }
         guard maxHeldReplies >= 1 else { throw ValidationError("--max-held-replies must be at least 1") }
@@ -43,7 +47,8 @@ struct GatewayCommand: AsyncParsableCommand {
         let configuration = GatewayConfiguration(
             frontendEndpoint: frontend, backendEndpoint: backend, heartbeatInterval: heartbeat.interval,
             liveness: heartbeat.liveness, maximumMessageBytes: maxMessageBytes, defaultDeadline: .milliseconds(defaultDeadlineMs),
-            maximumQueueDepth: maxQueueDepth, maximumHeldReplies: maxHeldReplies, catalog: ServiceCatalog.commands)
+            maximumQueueDepth: maxQueueDepth, maximumHeldReplies: maxHeldReplies,
+            drainTimeout: .milliseconds(drainTimeoutMs), catalog: ServiceCatalog.commands)
         let context = try ZMQContext()
         let readiness = Readiness(parts: ["gateway"])
         try await process.runServices(

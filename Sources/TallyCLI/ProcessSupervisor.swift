@@ -10,7 +10,9 @@ struct ChildSpec: Sendable {
 }
 
 /// Keeps `tally up`'s children running: starts each, prefixes its output with its name, restarts
-/// it with backoff when it dies, and on shutdown sends SIGTERM to all (SIGKILL after a grace period).
+/// it with backoff when it dies, and on shutdown stops them in two steps: the gateway first, so it
+/// drains (answers what it accepted, refuses new requests) while the workers are still there to
+/// answer, then everything else; each step SIGTERM, then SIGKILL after a grace period.
 ///
 /// Each child reports its readiness on a notification socket of its own (sd_notify), in
 /// `runtimeDirectory`; `tally up` is ready, and says so to its own supervisor, once every child is.
@@ -119,18 +121,31 @@ final class ProcessSupervisor: Service, @unchecked Sendable {
     private func stopAll() {
         let processes = lock.withLock {
             stopping = true
-            return Array(running.values)
+            return running
         }
-        logger.info("stopping all processes")
-        for process in processes where process.isRunning { kill(process.processIdentifier, SIGTERM) }
+        logger.info("stopping all processes, the gateway first")
+        let gateways = processes.filter { $0.key == "gateway" }.map(\.value)
+        let others = processes.filter { $0.key != "gateway" }.map(\.value)
         let grace = gracePeriod
         let logger = logger
         Task.detached {
-            try? await Task.sleep(for: grace)
-            for process in processes where process.isRunning {
-                logger.warning("process did not stop in time; killing it", metadata: ["pid": "\(process.processIdentifier)"])
-                kill(process.processIdentifier, SIGKILL)
-            }
+            await Self.stop(gateways, grace: grace, logger: logger)
+            await Self.stop(others, grace: grace, logger: logger)
+        }
+    }
+
+    /// SIGTERM to each, then waits until all have exited, killing those still running after `grace`.
+    private static func stop(_ processes: [Process], grace: Duration, logger: Logger) async {
+        for process in processes where process.isRunning { kill(process.processIdentifier, SIGTERM) }
+        let deadline = ContinuousClock.now + grace
+        // Foundation's Process has one termination handler, taken by runOnce; looking every few
+        // milliseconds costs nothing at shutdown.
+        while processes.contains(where: \.isRunning), ContinuousClock.now < deadline {
+            try? await Task.sleep(for: .milliseconds(10))
+        }
+        for process in processes where process.isRunning {
+            logger.warning("process did not stop in time; killing it", metadata: ["pid": "\(process.processIdentifier)"])
+            kill(process.processIdentifier, SIGKILL)
         }
     }
 }

@@ -38,14 +38,9 @@ struct WorkerCommand: AsyncParsableCommand {
 
     @OptionGroup var identity: IdentityOptions
 
-    @Option(help: .hidden)
-    var handlingDelayMs: Int = 0
-
-    @Flag(help: .hidden)
-    var exitAfterCommit = false
-
-    @Option(help: .hidden)
-    var currencyLoadDelayMs: Int = 0
+    #if TALLY_FAULT_INJECTION
+    @OptionGroup var faultOptions: FaultOptions
+    #endif
 
     @OptionGroup var process: ProcessOptions
 
@@ -63,25 +58,33 @@ struct WorkerCommand: AsyncParsableCommand {
         let logger = process.bootstrap(label: "tally.worker.\(service)")
         let context = try ZMQContext()
         let publisher = ServiceCatalog.publishingEvents.contains(service)
-            ? EventPublisher(endpoint: eventsEndpoint, context: context, logger: logger, exitAfterCommit: exitAfterCommit)
+            ? EventPublisher(endpoint: eventsEndpoint, context: context, logger: logger)
             : nil
+        var options = ServiceOptions(eventSink: publisher, identity: identity.settings)
+        var middleware = [any RequestMiddleware]()
+        #if TALLY_FAULT_INJECTION
+        let faults = faultOptions.faults
+        options.eventSink = faults.eventSink(replacing: publisher, logger: logger)
+        options.beforeCurrencyChunk = faults.beforeCurrencyChunk
+        middleware += faults.middleware
+        #endif
         let signingKey = service == "identity" ? try identity.loadSigningKey(dataDirectory: dataDir) : nil
+        options.signingKey = signingKey
         let verifier = try keys.verifier(dataDirectory: dataDir, extra: signingKey.map { [$0.verificationKey] } ?? [], logger: logger)
-        guard let handler = try ServiceCatalog.handler(
-            named: service, dataDirectory: dataDir,
-            options: ServiceOptions(
-                currencyLoadDelay: .milliseconds(currencyLoadDelayMs), eventSink: publisher, signingKey: signingKey,
-                identity: identity.settings)) else {
+        middleware += ServiceCatalog.middleware(verifier: verifier)
+        guard let handler = try ServiceCatalog.handler(named: service, dataDirectory: dataDir, options: options) else {
             throw ValidationError("unknown service '\(service)'")
         }
         let configuration = WorkerConfiguration(
             backendEndpoint: backend, concurrency: concurrency, capacity: capacity, heartbeatInterval: heartbeat.interval,
-            liveness: heartbeat.liveness, maximumMessageBytes: maxMessageBytes, handlingDelay: .milliseconds(handlingDelayMs))
+            liveness: heartbeat.liveness, maximumMessageBytes: maxMessageBytes)
         let readiness = Readiness(parts: [service])
         let worker = WorkerService(
-            handler: handler, middleware: ServiceCatalog.middleware(verifier: verifier), configuration: configuration,
+            handler: handler, middleware: middleware, configuration: configuration,
             context: context, logger: logger,
             readiness: readiness.reporter(for: service))
-        try await process.runServices(publisher.map { [worker, $0] } ?? [worker], readiness: readiness, logger: logger)
+        // A service group stops its services in reverse order: the worker first (it answers what it
+        // holds, and those answers' events are queued), then the publisher, which sends them.
+        try await process.runServices(publisher.map { [$0, worker] } ?? [worker], readiness: readiness, logger: logger)
     }
 }

@@ -55,7 +55,7 @@ public enum ServiceCatalog {
                 engine: try engine(for: "accounts", dataDirectory: dataDirectory), eventSink: options.eventSink))
         case "currency":
             try CurrencyService(
-                engine: try engine(for: "currency", dataDirectory: dataDirectory), chunkDelay: options.currencyLoadDelay)
+                engine: try engine(for: "currency", dataDirectory: dataDirectory), beforeChunk: options.beforeCurrencyChunk)
         case "shopping":
             ShoppingService(store: try ShoppingStore(
                 engine: try engine(for: "shopping", dataDirectory: dataDirectory), eventSink: options.eventSink))
@@ -93,8 +93,8 @@ public enum ServiceCatalog {
 
 /// Settings only some services use, from `tally worker`'s flags.
 public struct ServiceOptions {
-    /// currency: a pause before each chunk of the data load, so tests can watch it load.
-    public var currencyLoadDelay: Duration = .zero
+    /// currency: called before each chunk of the data load (see `CurrencyLoader.beforeChunk`).
+    public var beforeCurrencyChunk: (@Sendable (Int) -> Void)?
     /// Services that record events: where committed events go (the worker's publisher).
     public var eventSink: (any EventSink)?
     /// identity: the key access tokens are signed with.
@@ -103,10 +103,10 @@ public struct ServiceOptions {
     public var identity: IdentitySettings
 
     public init(
-        currencyLoadDelay: Duration = .zero, eventSink: (any EventSink)? = nil, signingKey: TokenSigningKey? = nil,
+        beforeCurrencyChunk: (@Sendable (Int) -> Void)? = nil, eventSink: (any EventSink)? = nil, signingKey: TokenSigningKey? = nil,
         identity: IdentitySettings = IdentitySettings()
     ) {
-        self.currencyLoadDelay = currencyLoadDelay
+        self.beforeCurrencyChunk = beforeCurrencyChunk
         self.eventSink = eventSink
         self.signingKey = signingKey
         self.identity = identity

@@ -47,8 +47,6 @@ public struct CurrencyLoader: Sendable {
     public let store: CurrencyStore
     /// Currencies per write transaction.
     public var chunkSize = 25
-    /// A pause before each chunk. Only for tests, to make loading observable (`--currency-load-delay-ms`).
-    public var chunkDelay: Duration = .zero
     /// A claim not renewed for this long is taken over. Each chunk renews it.
     public var staleAfter: Duration = .seconds(30)
     /// How often a process waiting for another's load looks again.
@@ -57,9 +55,9 @@ public struct CurrencyLoader: Sendable {
     public var onEvent: (@Sendable (Event) -> Void)?
 
     var identity = LoaderIdentity.current
-    /// Called before each chunk with the number of currencies loaded so far; tests block in it to
-    /// hold a load at a known point.
-    var beforeChunk: (@Sendable (Int) -> Void)?
+    /// Called on the loading thread before each chunk with the number of currencies loaded so far:
+    /// where a test holds a load at a known point, or paces it to watch it load.
+    public var beforeChunk: (@Sendable (Int) -> Void)?
 
     public enum Event: Sendable {
         case waiting(pid: Int32, host: String, loaded: Int, total: Int)
@@ -203,7 +201,6 @@ public struct CurrencyLoader: Sendable {
 
         var loaded = 0
         for start in stride(from: 0, to: data.currencies.count, by: max(1, chunkSize)) {
-            if chunkDelay > .zero { Thread.sleep(forTimeInterval: chunkDelay.seconds) }
             beforeChunk?(loaded)
             let chunk = data.currencies[start..<min(start + max(1, chunkSize), data.currencies.count)]
             try store.engine.write { session in

@@ -31,15 +31,15 @@ public struct CurrencyService: ServiceHandler {
     /// Opens the currency data on `engine` and starts making `data` (the embedded set, unless a
     /// test says otherwise) the active set in the background, unless it already is or an operator
     /// has loaded a file.
-    /// - Parameter chunkDelay: a pause before each chunk of the load; only for tests (`--currency-load-delay-ms`).
+    /// - Parameter beforeChunk: called before each chunk of the load (see `CurrencyLoader.beforeChunk`).
     public init(
         engine: any StorageEngine, data: @autoclosure @escaping @Sendable () -> CurrencyData = CurrencyData.embedded,
-        chunkDelay: Duration = .zero, logger: Logger = Logger(label: "tally.currency")
+        beforeChunk: (@Sendable (Int) -> Void)? = nil, logger: Logger = Logger(label: "tally.currency")
     ) throws {
         let store = try CurrencyStore(engine: engine)
         self.init(store: store)
         var loader = CurrencyLoader(store: store)
-        loader.chunkDelay = chunkDelay
+        loader.beforeChunk = beforeChunk
         loader.onEvent = { event in
             switch event {
             case .waiting(let pid, let host, let loaded, let total):

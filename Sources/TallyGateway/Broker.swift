@@ -38,6 +38,8 @@ final class Broker {
     private var held: HeldReplies
     /// Requests not accepted from clients with `held.limit` replies waiting, by client, until it reads again.
     private var refused: [Data: Int] = [:]
+    /// Set when the gateway stops: requests already accepted are still served, new ones are not.
+    private(set) var isDraining = false
     /// Services whose 7/MDP requests carry a Tally JSON envelope: the catalog's and the gateway's.
     private let tallyServices: Set<String>
 
@@ -160,6 +162,11 @@ final class Broker {
         body: ArraySlice<Data>, from address: ClientAddress, service: String, command: String?, envelopeID: String?,
         timeout: Duration, retrySafe: Bool
     ) {
+        guard !isDraining else {
+            answer(address, id: envelopeID, TallyError(
+                .unavailable, "the gateway is shutting down; retry shortly, or through another gateway"))
+            return
+        }
         guard services[service] != nil else {
             let known = services.keys.sorted().joined(separator: ", ")
             answer(address, id: envelopeID, TallyError(
@@ -379,6 +386,17 @@ final class Broker {
             refused[identity] = nil
         }
     }
+
+    /// The first step of a graceful stop: from now on new requests are answered `unavailable`,
+    /// while those accepted before are still dispatched and their replies passed on.
+    func beginDrain() {
+        isDraining = true
+        logger.info("gateway draining: answering the requests it holds, refusing new ones", metadata: [
+            "requests": "\(requests.count)"])
+    }
+
+    /// Requests accepted and not yet answered (waiting for a worker, or with one).
+    var pendingRequests: Int { requests.count }
 
     /// Answers everything still pending and tells workers to go, before the gateway stops.
     func shutdown() {

@@ -23,6 +23,9 @@ public struct GatewayConfiguration: Sendable {
     /// Replies the gateway holds for one client whose receive queue is full (it reads slower than it
     /// is answered). Past this many, its new requests are not accepted until it reads again.
     public var maximumHeldReplies: Int
+    /// How long a stopping gateway keeps answering the requests it has accepted (while refusing
+    /// new ones) before it answers the rest `unavailable`.
+    public var drainTimeout: Duration
     /// Every command the deployment defines, with its kind: which requests are safe to send to a
     /// second worker, and which services exist before any worker registers (requests for them
     /// wait for a worker instead of failing as unknown).
@@ -38,6 +41,7 @@ public struct GatewayConfiguration: Sendable {
         maximumAttempts: Int = 3,
         maximumQueueDepth: Int = 10_000,
         maximumHeldReplies: Int = 200_000,
+        drainTimeout: Duration = .seconds(5),
         catalog: CommandCatalog = CommandCatalog(CommandCatalog.gateway)
     ) {
         self.frontendEndpoint = frontendEndpoint
@@ -49,6 +53,7 @@ public struct GatewayConfiguration: Sendable {
         self.maximumAttempts = maximumAttempts
         self.maximumQueueDepth = maximumQueueDepth
         self.maximumHeldReplies = maximumHeldReplies
+        self.drainTimeout = drainTimeout
         self.catalog = catalog
     }
 

@@ -23,7 +23,7 @@ public struct GatewayService: Service {
 
     public func run() async throws {
         try await DedicatedThread.runUntilShutdown(name: "gateway") { [configuration, context, logger, readiness] stop in
-            let loop = try GatewayLoop(configuration: configuration, context: context, logger: logger)
+            let loop = try GatewayLoop(configuration: configuration, context: context, logger: logger, readiness: readiness)
             readiness.ready("gateway serving clients on \(configuration.frontendEndpoint), workers on \(configuration.backendEndpoint)")
             try loop.run(until: stop)
         }
@@ -35,13 +35,15 @@ final class GatewayLoop: BrokerTransport {
     private let frontend: ZMQSocket
     private let backend: ZMQSocket
     private let logger: Logger
+    private let readiness: ReadinessReporter
     private var broker: Broker!
 
     /// Messages read from one socket before looking at the other, so neither side starves.
     private let batch = 256
 
-    init(configuration: GatewayConfiguration, context: ZMQContext, logger: Logger) throws {
+    init(configuration: GatewayConfiguration, context: ZMQContext, logger: Logger, readiness: ReadinessReporter = .none) throws {
         self.logger = logger
+        self.readiness = readiness
         frontend = try ZMQSocket(context: context, type: .router)
         backend = try ZMQSocket(context: context, type: .router)
         for socket in [frontend, backend] { try socket.setRouterMandatory(true) }
@@ -80,11 +82,30 @@ final class GatewayLoop: BrokerTransport {
             if poller.isReadable(frontendIndex) { try drain(frontend, into: broker.handleClient) }
             broker.tick()
         }
-        logger.info("gateway stopping")
+        try drainAcceptedRequests()
+        logger.info("gateway stopping", metadata: ["unanswered": "\(broker.pendingRequests)"])
         broker.shutdown()
         // Give the last answers a moment to leave.
         try? frontend.setLinger(milliseconds: 500)
         try? backend.setLinger(milliseconds: 500)
+    }
+
+    /// Serves the requests already accepted, for up to `drainTimeout`, while refusing new ones:
+    /// a gateway stopped under load answers what it took on instead of failing it.
+    private func drainAcceptedRequests() throws {
+        broker.beginDrain()
+        readiness.notReady("gateway draining: \(broker.pendingRequests) accepted requests to answer; new ones are refused")
+        let clock = ContinuousClock()
+        let deadline = clock.now + broker.configuration.drainTimeout
+        var poller = ZMQPoller()
+        let frontendIndex = poller.add(frontend)
+        let backendIndex = poller.add(backend)
+        while broker.pendingRequests > 0, clock.now < deadline {
+            try poller.poll(timeout: min(broker.timeUntilNextTimer(), deadline - clock.now))
+            if poller.isReadable(backendIndex) { try drain(backend, into: broker.handleWorker) }
+            if poller.isReadable(frontendIndex) { try drain(frontend, into: broker.handleClient) }
+            broker.tick()
+        }
     }
 
     private func drain(_ socket: ZMQSocket, into handle: ([Data]) -> Void) throws {

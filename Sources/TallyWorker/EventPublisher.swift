@@ -17,27 +17,19 @@ public final class EventPublisher: EventSink, Service, @unchecked Sendable {
     public let endpoint: String
     private let context: ZMQContext
     private let logger: Logger
-    private let exitAfterCommit: Bool
     private let wakeup = WakeupPipe()
     private let lock = NSLock()
     private var queue: Deque<CloudEvent> = []
     /// Events held while nothing drains them; beyond this the oldest are dropped (the outbox keeps them).
     private let capacity = 100_000
 
-    /// - Parameter exitAfterCommit: test only: exit the process when events are committed, before
-    ///   publishing or replying, as a crash between commit and publish would.
-    public init(endpoint: String, context: ZMQContext, logger: Logger, exitAfterCommit: Bool = false) {
+    public init(endpoint: String, context: ZMQContext, logger: Logger) {
         self.endpoint = endpoint
         self.context = context
         self.logger = logger
-        self.exitAfterCommit = exitAfterCommit
     }
 
     public func publish(_ events: [CloudEvent]) {
-        if exitAfterCommit {
-            logger.warning("exiting after commit, before publishing (--exit-after-commit)")
-            exit(70)
-        }
         lock.withLock {
             queue.append(contentsOf: events)
             if queue.count > capacity { queue.removeFirst(queue.count - capacity) }

@@ -121,7 +121,6 @@ final class MajordomoWorker {
 
     /// Runs a request and sends its reply.
     private func answer(_ client: Data, _ body: [Data]) throws {
-        if configuration.handlingDelay > .zero { Thread.sleep(forTimeInterval: configuration.handlingDelay.seconds) }
         let reply = processor.process(body)
         try send(Majordomo.WorkerMessage.reply(client: client, body: [reply]).frames)
     }
@@ -167,12 +166,5 @@ final class MajordomoWorker {
         poller.add(fileDescriptor: stop.fileDescriptor)
         _ = try? poller.poll(timeout: delay)
         return stop.isFired
-    }
-}
-
-extension Duration {
-    fileprivate var seconds: Double {
-        let (seconds, attoseconds) = components
-        return Double(seconds) + Double(attoseconds) / 1e18
     }
 }

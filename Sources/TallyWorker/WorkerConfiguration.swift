@@ -20,9 +20,6 @@ public struct WorkerConfiguration: Sendable {
     public var maximumReconnectDelay: Duration
     /// Largest request body accepted; larger ones are answered `resource_exhausted`.
     public var maximumMessageBytes: Int
-    /// A pause before handling each request. Only for tests that must catch a request in flight
-    /// (a worker killed mid-request, load spread over busy workers); zero otherwise.
-    public var handlingDelay: Duration
 
     public init(
         backendEndpoint: String = "tcp://127.0.0.1:5556",
@@ -32,8 +29,7 @@ public struct WorkerConfiguration: Sendable {
         liveness: Int = 3,
         initialReconnectDelay: Duration = .milliseconds(250),
         maximumReconnectDelay: Duration = .seconds(5),
-        maximumMessageBytes: Int = 256 * 1024,
-        handlingDelay: Duration = .zero
+        maximumMessageBytes: Int = 256 * 1024
     ) {
         self.backendEndpoint = backendEndpoint
         self.concurrency = concurrency
@@ -43,6 +39,5 @@ public struct WorkerConfiguration: Sendable {
         self.initialReconnectDelay = initialReconnectDelay
         self.maximumReconnectDelay = maximumReconnectDelay
         self.maximumMessageBytes = maximumMessageBytes
-        self.handlingDelay = handlingDelay
     }
 }

@@ -21,7 +21,7 @@ import Testing
         var writer = CurrencyLoader(store: try openStore(directory))
         _ = try writer.load(setA, source: .embedded, policy: .replace)
         writer.chunkSize = 10
-        writer.chunkDelay = .milliseconds(3)
+        writer.beforeChunk = { _ in Thread.sleep(forTimeInterval: 0.003) }
 
         let reader = try openStore(directory)
         let stop = Observations<Bool>()
