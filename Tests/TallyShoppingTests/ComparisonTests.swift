@@ -20,7 +20,7 @@ import Testing
         #expect(try harness.types(after: start) == ["shopping.item_purchased", "shopping.price_changed"])
         let event = try #require(try harness.events().last)
         #expect(event.data == [
-            "list_id": .integer(second), "item_id": .integer(milk3), "item_name": "milk", "currency": "EUR",
+            "owner": "ann", "list_id": .integer(second), "item_id": .integer(milk3), "item_name": "milk", "currency": "EUR",
             "price": "1.29", "previous_price": "1.19", "previous_list_id": .integer(first), "direction": "higher",
         ])
 

@@ -68,7 +68,8 @@ import Testing
         let harness = try ShoppingHarness()
         try harness.list("Saturday")
         let second = try harness.secondService()
-        try ServiceHarness(second).call("shopping.create_list", ["kind": "template", "name": "Weekly", "currency": "EUR"])
+        try ServiceHarness(second).call(
+            "shopping.create_list", ["kind": "template", "name": "Weekly", "currency": "EUR"], caller: ShoppingHarness.caller("ann"))
         #expect(try harness.events().map(\.sequence) == [1, 2])
     }
 }

@@ -23,7 +23,7 @@ import Testing
         let event = try #require(try harness.events().first)
         #expect(event.subject == "ann/\(template["id"]?.intValue ?? 0)")
         #expect(event.source == "tally/shopping")
-        #expect(event.data == ["list_id": template["id"]!, "kind": "template", "name": "Weekly", "currency": "EUR", "item_count": 0])
+        #expect(event.data == ["owner": "ann", "list_id": template["id"]!, "kind": "template", "name": "Weekly", "currency": "EUR", "item_count": 0])
     }
 
     @Test func theCurrencyDefaultsToTheLocalesOrTheTemplates() throws {

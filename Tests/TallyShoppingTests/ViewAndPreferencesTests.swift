@@ -42,9 +42,9 @@ import Testing
     @Test func preferencesDefaultOnAndChangeOneAtATime() throws {
         let harness = try ShoppingHarness()
         let defaults = try harness.call("shopping.get_preferences", [:])
-        #expect(defaults == ["shopping_memory": true, "price_comparison": true, "auto_remove_purchased": true])
+        #expect(defaults == ["owner": "ann", "shopping_memory": true, "price_comparison": true, "auto_remove_purchased": true])
         let set = try harness.call("shopping.set_preferences", ["price_comparison": false])
-        #expect(set == ["shopping_memory": true, "price_comparison": false, "auto_remove_purchased": true])
+        #expect(set == ["owner": "ann", "shopping_memory": true, "price_comparison": false, "auto_remove_purchased": true])
         #expect(try harness.call("shopping.get_preferences", [:]) == set)
         #expect(try harness.call("shopping.get_preferences", [:], as: "bo")["price_comparison"] == true, "per owner")
         // Setting the same again changes nothing and records nothing.
@@ -52,7 +52,7 @@ import Testing
         #expect(try harness.types() == ["shopping.preferences_changed"])
         let event = try #require(try harness.events().first)
         #expect(event.subject == "ann/preferences")
-        #expect(event.data == ["shopping_memory": true, "price_comparison": false, "auto_remove_purchased": true, "changed": ["price_comparison"]])
+        #expect(event.data == ["owner": "ann", "shopping_memory": true, "price_comparison": false, "auto_remove_purchased": true, "changed": ["price_comparison"]])
         #expect(harness.error("shopping.set_preferences", [:])?.field == "args")
         #expect(harness.error("shopping.set_preferences", ["shopping_memory": "off"])?.field == "args.shopping_memory")
         #expect(harness.error("shopping.set_preferences", ["dark_mode": true])?.field == "args.dark_mode")
