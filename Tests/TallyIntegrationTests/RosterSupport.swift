@@ -29,6 +29,7 @@ struct RosterTeam: Sendable {
     }
 
     /// A weekly shift on `weekday` since `from`, worked by `worker`; returns its id.
+    @discardableResult
     func weekly(
         _ weekday: String, from: String, start: String = "09:00", end: String = "17:00", position: String = "Cashier",
         worker: SignedInClient?
@@ -42,6 +43,7 @@ struct RosterTeam: Sendable {
     }
 
     /// A one-off shift on `date`; returns its id.
+    @discardableResult
     func once(
         on date: String, start: String = "09:00", end: String = "17:00", position: String = "Cashier", worker: SignedInClient?
     ) async throws -> Int64 {
@@ -53,6 +55,7 @@ struct RosterTeam: Sendable {
     }
 
     /// `person` offers their occurrence of `shift` on `date`; returns the trade's id.
+    @discardableResult
     func offer(_ shift: Int64, on date: String, by person: SignedInClient) async throws -> Int64 {
         try #require(try await person.result("roster.offer", ["shift_id": .integer(shift), "date": .string(date)])["id"]?.intValue)
     }
