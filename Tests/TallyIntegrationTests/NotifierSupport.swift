@@ -76,14 +76,14 @@ func watchedAlerts(_ process: TallyProcess) -> [JSONValue] {
 
 func sequences(_ alerts: [JSONValue]) -> [Int64] { alerts.compactMap { $0["sequence"]?.intValue } }
 
-/// A `shopping.price_changed` event as the shopping service publishes it.
-func priceChanged(_ sequence: Int64, item: String = "Milk", id: String? = nil, direction: String = "higher") -> JSONValue {
+/// A `shopping.price_changed` event as the shopping service publishes it, for `owner`'s purchase.
+func priceChanged(_ sequence: Int64, item: String = "Milk", id: String? = nil, direction: String = "higher", owner: String = "ann") -> JSONValue {
     [
         "specversion": "1.0", "id": .string(id ?? "evt-\(item.lowercased())-\(sequence)"), "source": "tally/shopping",
-        "type": "shopping.price_changed", "time": "2026-11-21T10:00:00.000Z", "subject": "ann/item-1",
+        "type": "shopping.price_changed", "time": "2026-11-21T10:00:00.000Z", "subject": .string("\(owner)/item-1"),
         "datacontenttype": "application/json", "sequence": .integer(sequence),
         "data": [
-            "owner": "ann", "item_name": .string(item), "price": "1.29", "previous_price": "1.19", "currency": "EUR",
+            "owner": .string(owner), "item_name": .string(item), "price": "1.29", "previous_price": "1.19", "currency": "EUR",
             "direction": .string(direction),
         ],
     ]

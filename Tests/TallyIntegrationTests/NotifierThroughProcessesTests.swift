@@ -93,6 +93,37 @@ import Testing
         }
     }
 
+    @Test func aWatchShowsOnlyItsPersonsAlertsAndAnAdminAsksForEveryones() async throws {
+        try await TallyStack.with() { stack in
+            try await stack.startNotifier()
+            let anns = try stack.startWatch(["--since", "0"], token: try stack.annToken())
+            let olga = try stack.accessToken(for: "olga", roles: ["admin"], lifetime: .seconds(3600))
+            let everyones = try stack.startWatch(["--since", "0", "--all-owners"], token: olga)
+            try await stack.publish([
+                priceChanged(1, owner: "bo"), priceChanged(2, item: "Bread"), priceChanged(3, item: "Eggs", owner: "bo"),
+                priceChanged(4, item: "Tea"),
+            ])
+            // Tea, Ann's last, fences her watch: alerts are shown in order, so Bo's eggs would be there.
+            try await stack.waitUntil("both watches show tea") {
+                [anns, everyones].allSatisfy { watchedAlerts($0).contains { $0["event_id"] == "evt-tea-4" } }
+            }
+            #expect(sequences(watchedAlerts(anns)) == [2, 4], "\(anns.log)")
+            #expect(watchedAlerts(anns).allSatisfy { $0["owner"] == "ann" })
+            #expect(sequences(watchedAlerts(everyones)) == [1, 2, 3, 4], "\(everyones.log)")
+
+            // Everyone's alerts without the admin role, and no login at all: refused, said, exit 1.
+            let notAdmin = try stack.startWatch(["--since", "0", "--all-owners"], token: try stack.annToken())
+            let nobody = try stack.startWatch(
+                ["--since", "0"], token: nil, environment: ["XDG_CONFIG_HOME": stack.directory.appendingPathComponent("config-nobody").path])
+            for (watch, words) in [(notAdmin, "needs the role 'admin'"), (nobody, "log in first")] {
+                #expect(await watch.waitForExit(timeout: .seconds(30)), "\(watch.log)")
+                #expect(watch.exitStatus == 1, "\(watch.log)")
+                #expect(watch.log.contains(words), "\(watch.log)")
+                #expect(watchedAlerts(watch).isEmpty)
+            }
+        }
+    }
+
     @Test func aGapInASourcesSequenceIsCaughtUpThroughTheGateway() async throws {
         try await TallyStack.with() { stack in
             // A service outside the catalog, so only the gap (not a periodic check) asks it.
