@@ -90,7 +90,7 @@ struct LoginStore {
         let envelope = Envelope(
             command: "identity.refresh", args: Self.refreshArgs(login),
             deadlineMilliseconds: TallyClient.deadline(forTimeout: requester.timeout).roundedUpMilliseconds)
-        let frames = try requester.request(try envelope.encoded())
+        let frames = try requester.request(envelope.encoded())
         guard let reply = frames.count == 1 ? try? Reply.decode(frames[0]) : nil else {
             throw ClientError.malformedReply("\(frames.count) frames, or not a reply")
         }
