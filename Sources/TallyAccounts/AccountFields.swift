@@ -36,7 +36,7 @@ struct AccountName: Equatable {
 enum AccountID {
     static func read(_ args: Arguments) throws(TallyError) -> Int64 {
         guard args.has("id") else {
-            throw .invalidArgument("id is required (the id of one of the owner's accounts, such as 1)", field: args.field("id"))
+            throw .invalidArgument("id is required (the id of one of your accounts, such as 1)", field: args.field("id"))
         }
         guard case .integer(let id)? = args.values["id"], id >= 1 else {
             throw .invalidArgument("id must be an account id: a whole number from 1", field: args.field("id"))
@@ -48,12 +48,12 @@ enum AccountID {
 /// The errors about accounts that depend on what is stored.
 enum AccountErrors {
     static func notFound(_ id: Int64) -> TallyError {
-        TallyError(.notFound, "the owner has no account \(id)", field: "args.id")
+        TallyError(.notFound, "you have no account \(id)", field: "args.id")
     }
 
     static func nameTaken(by existing: AccountRecord) -> TallyError {
         TallyError(
-            .alreadyExists, "the owner already has an account named \"\(existing.name)\" (id \(existing.id)); names are compared ignoring case",
+            .alreadyExists, "you already have an account named \"\(existing.name)\" (id \(existing.id)); names are compared ignoring case",
             field: "args.name")
     }
 }

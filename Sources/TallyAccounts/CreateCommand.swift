@@ -4,11 +4,11 @@ import TallyStorage
 
 /// `accounts.create`: a new account for an owner, the add-account screen's Done button.
 enum CreateCommand {
-    static let keys: Set<String> = ["owner", "name", "currency", "starting_balance", "is_default"]
+    static let keys: Set<String> = ["name", "currency", "starting_balance", "is_default"]
 
     static func run(_ args: Arguments, _ context: RequestContext, _ store: AccountStore) throws -> StoredResult {
+        let owner = try Owner.caller(args, context)
         try args.allowOnly(keys)
-        let owner = try Owner.read(args)
         guard let name = try AccountName.read(args) else {
             throw try store.emptyNameOrBalance(field: args.field("name"), locale: context.locale)
         }

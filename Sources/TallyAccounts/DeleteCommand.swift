@@ -5,8 +5,8 @@ import TallyStorage
 /// default account leaves the owner without one; no other account is promoted.
 enum DeleteCommand {
     static func run(_ args: Arguments, _ context: RequestContext, _ store: AccountStore) throws -> StoredResult {
-        try args.allowOnly(["owner", "id"])
-        let owner = try Owner.read(args)
+        let owner = try Owner.caller(args, context)
+        try args.allowOnly(["id"])
         let id = try AccountID.read(args)
         return try store.change(args, context, owner: owner) { session, _ in
             let account = try AccountRecord.find(session, owner: owner, id: id)

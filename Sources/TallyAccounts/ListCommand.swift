@@ -8,8 +8,8 @@ enum ListCommand {
     static let largestLimit = 100
 
     static func run(_ args: Arguments, _ context: RequestContext, _ store: AccountStore) throws -> AccountPage {
-        try args.allowOnly(["owner", "limit", "cursor"])
-        let owner = try Owner.read(args)
+        let owner = try Owner.caller(args, context)
+        try args.allowOnly(["limit", "cursor"])
         let limit = try args.optionalInteger("limit", in: 1...largestLimit) ?? defaultLimit
         let after = try args.optionalString("cursor").map { cursor throws(TallyError) in
             try listCursor.afterID(cursor, field: args.field("cursor"))

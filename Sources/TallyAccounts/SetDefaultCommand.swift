@@ -4,8 +4,8 @@ import TallyStorage
 /// `accounts.set_default`: makes one account the owner's default, and no other.
 enum SetDefaultCommand {
     static func run(_ args: Arguments, _ context: RequestContext, _ store: AccountStore) throws -> StoredResult {
-        try args.allowOnly(["owner", "id"])
-        let owner = try Owner.read(args)
+        let owner = try Owner.caller(args, context)
+        try args.allowOnly(["id"])
         let id = try AccountID.read(args)
         return try store.change(args, context, owner: owner) { session, now in
             var account = try AccountRecord.find(session, owner: owner, id: id)

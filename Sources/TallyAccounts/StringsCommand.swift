@@ -3,8 +3,8 @@ import TallyProtocol
 /// `accounts.strings`: the word list of the add-account and currency-picker screens in one language.
 enum StringsCommand {
     static func run(_ args: Arguments, _ context: RequestContext, _ store: AccountStore) throws -> WordListResult {
-        try args.allowOnly(["owner", "locale"])
-        _ = try Owner.read(args)
+        _ = try Owner.caller(args, context)
+        try args.allowOnly(["locale"])
         let language = Language(locale: try args.optionalString("locale") ?? context.locale)
         let strings = try store.store.read { session in
             try Dictionary(uniqueKeysWithValues: session.fetchAll(

@@ -8,8 +8,8 @@ enum UpdateCommand {
     static let changeable = ["currency", "is_default", "name", "starting_balance"]
 
     static func run(_ args: Arguments, _ context: RequestContext, _ store: AccountStore) throws -> StoredResult {
-        try args.allowOnly(Set(changeable + ["owner", "id"]))
-        let owner = try Owner.read(args)
+        let owner = try Owner.caller(args, context)
+        try args.allowOnly(Set(changeable + ["id"]))
         let id = try AccountID.read(args)
         guard changeable.contains(where: args.has) else {
             throw TallyError.invalidArgument(

@@ -44,6 +44,16 @@ public struct AccessTokenClaims: Codable, Sendable, Equatable {
             expiresAt: issued + lifetime.components.seconds)
     }
 
+    /// What a token says about itself, read WITHOUT checking its signature or its times: for a
+    /// client that wants to know whose token it holds (`tally watch` subscribes to its user's
+    /// alerts), never for deciding what a caller may do — that is `AccessTokenVerifier`'s, on the
+    /// worker. Nil when `token` is not shaped like an access token.
+    public static func unverified(from token: String) -> AccessTokenClaims? {
+        let parts = token.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 3, let payload = Base64URL.decode(parts[1]) else { return nil }
+        return try? JSONDecoder().decode(AccessTokenClaims.self, from: payload)
+    }
+
     /// The caller a request with this token comes from.
     public var caller: Caller {
         Caller(userID: subject, username: username, roles: Set(roles), sessionID: sessionID)

@@ -45,6 +45,9 @@ struct Benchmark: AsyncParsableCommand {
     @Flag(inversion: .prefixedNo, help: "Measure keyed durable writes (shopping.add_item, accounts.create).")
     var writes = true
 
+    @Option(help: "Access token the writes to --endpoint are sent with (they are a signed-in person's); a local stack signs its own. Env: TALLY_TOKEN.")
+    var token: String?
+
     func validate() throws {
         guard clients >= 1, inFlight >= 1, concurrency >= 1 else { throw ValidationError("--clients, --in-flight and --concurrency must be at least 1") }
         guard inFlight <= 1024 else { throw ValidationError("--in-flight must be at most 1024") }
@@ -91,7 +94,7 @@ struct Benchmark: AsyncParsableCommand {
                     (row.name, row.atRest, ProcessCPU.residentBytes(pid))
                 }
             }
-            try await measureWrites(target, context: stack?.context ?? context, into: &table)
+            try await measureWrites(target, stack: stack, context: stack?.context ?? context, into: &table)
         } catch {
             try? await relay?.shutdown()
             await stack?.stop()
@@ -148,25 +151,29 @@ struct Benchmark: AsyncParsableCommand {
         table.add("calc.tip, one synchronous client", Figures(inFlight: "1 × 1", outcome: tipSync), note: String(format: "%.2f × ping (p50)", ratio))
     }
 
-    /// Keyed durable writes, each with its own idempotency_key, 16 in flight.
-    private func measureWrites(_ target: Target, context: ZMQContext, into table: inout ResultTable) async throws {
+    /// Keyed durable writes, each with its own idempotency_key, 16 in flight, as one signed-in
+    /// person (lists and accounts are their owner's): a user of its own on the local stack, whose
+    /// token it signs; `--token`'s user on another.
+    private func measureWrites(_ target: Target, stack: TallyStack?, context: ZMQContext, into table: inout ResultTable) async throws {
         table.section("keyed durable writes, 16 in flight (storage: the lead fills these in after group commit)")
-        guard writes else {
-            table.placeholder("shopping.add_item", "not measured (--no-writes)")
-            table.placeholder("accounts.create", "not measured (--no-writes)")
+        let run = UUID().uuidString.prefix(8).lowercased()
+        let accessToken = try stack?.accessToken(for: "bench-\(run)", lifetime: .seconds(3600)) ?? token ?? ProcessInfo.processInfo.environment["TALLY_TOKEN"]
+        guard writes, let accessToken else {
+            let why = writes ? "not measured: writes are a signed-in person's; pass --token with --endpoint" : "not measured (--no-writes)"
+            table.placeholder("shopping.add_item", why)
+            table.placeholder("accounts.create", why)
             table.placeholder("event → alert at 1,000 purchases/s", "not measured yet")
             return
         }
         let endpoint = target.endpoint
-        let run = UUID().uuidString.prefix(8).lowercased()
         let client = try TallyClient(endpoint: endpoint, timeout: .seconds(10), tries: 1, context: context)
         // A list holds at most 500 items: enough lists for 20,000 writes a second.
         let listCount = Int(((seconds + warmupSeconds) * 20_000 / 500).rounded(.up)) + 1
         var lists: [Int64] = []
         for index in 0..<listCount {
             let reply = try await client.call(
-                "shopping.create_list", ["owner": .string("bench-\(run)"), "kind": "shopping", "name": .string("Bench \(index)"), "currency": "EUR"],
-                idempotencyKey: "bench-\(run)-list-\(index)")
+                "shopping.create_list", ["kind": "shopping", "name": .string("Bench \(index)"), "currency": "EUR"],
+                idempotencyKey: "bench-\(run)-list-\(index)", token: accessToken)
             guard let id = reply.result?["list_id"]?.intValue ?? reply.result?["id"]?.intValue else {
                 throw BenchmarkError("shopping.create_list failed: \(reply)")
             }
@@ -174,11 +181,11 @@ struct Benchmark: AsyncParsableCommand {
         }
         let shoppingLists = lists
         let addItem = try await load(endpoint, clients: 4, inFlight: 4, warmup: warmup, slice: measured, pids: target.pids) { slot, sequence in
-            Data(#"{"id":"\#(slot)","command":"shopping.add_item","idempotency_key":"bench-\#(run)-item-\#(sequence)","args":{"owner":"bench-\#(run)","list_id":\#(shoppingLists[min(sequence / 500, shoppingLists.count - 1)]),"name":"item \#(sequence)"}}"#.utf8)
+            Data(#"{"id":"\#(slot)","command":"shopping.add_item","idempotency_key":"bench-\#(run)-item-\#(sequence)","token":"\#(accessToken)","args":{"list_id":\#(shoppingLists[min(sequence / 500, shoppingLists.count - 1)]),"name":"item \#(sequence)"}}"#.utf8)
         }
         table.add("shopping.add_item, idempotency_key each", Figures(inFlight: "4 × 4", outcome: addItem))
         let create = try await load(endpoint, clients: 4, inFlight: 4, warmup: warmup, slice: measured, pids: target.pids) { slot, sequence in
-            Data(#"{"id":"\#(slot)","command":"accounts.create","idempotency_key":"bench-\#(run)-account-\#(sequence)","args":{"owner":"bench-\#(run)","name":"a\#(sequence)","currency":"USD","starting_balance":"10.00"}}"#.utf8)
+            Data(#"{"id":"\#(slot)","command":"accounts.create","idempotency_key":"bench-\#(run)-account-\#(sequence)","token":"\#(accessToken)","args":{"name":"a\#(sequence)","currency":"USD","starting_balance":"10.00"}}"#.utf8)
         }
         table.add("accounts.create, idempotency_key each", Figures(inFlight: "4 × 4", outcome: create))
         table.placeholder("event → alert at 1,000 purchases/s (p99)", "not measured yet: the lead adds it with group commit")

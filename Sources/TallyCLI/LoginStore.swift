@@ -79,7 +79,32 @@ struct LoginStore {
     func accessToken(for endpoint: String, client: TallyClient) async throws -> String? {
         guard let login = try login(for: endpoint) else { return nil }
         if login.isFresh { return login.accessToken }
-        let reply = try await client.call("identity.refresh", ["refresh_token": .string(login.refreshToken)])
+        return try refreshed(login, by: try await client.call("identity.refresh", Self.refreshArgs(login)), for: endpoint)
+    }
+
+    /// The same, blocking: for a loop on a thread of its own (`tally watch`'s), which asks again
+    /// before each call it makes.
+    func accessToken(for endpoint: String, requester: LazyPirateRequester) throws -> String? {
+        guard let login = try login(for: endpoint) else { return nil }
+        if login.isFresh { return login.accessToken }
+        let envelope = Envelope(
+            command: "identity.refresh", args: Self.refreshArgs(login),
+            deadlineMilliseconds: TallyClient.deadline(forTimeout: requester.timeout).roundedUpMilliseconds)
+        let frames = try requester.request(envelope.encoded())
+        guard let reply = frames.count == 1 ? try? Reply.decode(frames[0]) : nil else {
+            throw ClientError.malformedReply("\(frames.count) frames, or not a reply")
+        }
+        return try refreshed(login, by: reply, for: endpoint)
+    }
+
+    /// The args of `login`'s refresh. Sent once, never retried: a second use of a refresh token
+    /// ends the session.
+    private static func refreshArgs(_ login: Login) -> JSONValue {
+        ["refresh_token": .string(login.refreshToken)]
+    }
+
+    /// Stores and returns the access token of a refresh's `reply`; forgets the login if identity refused it.
+    private func refreshed(_ login: Login, by reply: Reply, for endpoint: String) throws -> String? {
         if let result = reply.result, let refreshed = Login(username: login.username, result: result) {
             try save(refreshed, for: endpoint)
             return refreshed.accessToken

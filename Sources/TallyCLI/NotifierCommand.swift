@@ -23,7 +23,7 @@ struct NotifierCommand: AsyncParsableCommand {
             Each event is handled once (by event id); a hole in a service's sequence, and a periodic
             check of every source, are filled by calling <service>.events through the gateway.
             Alerts go to <data-dir>/notifier.sqlite and out on --alerts-endpoint (PUB) with topics
-            alert.<kind>; every event is forwarded there as event.<type>. The notifier also serves
+            alert.<owner>.<kind>; every event is forwarded there as event.<type>. The notifier also serves
             the alerts service to the gateway's --backend.
             """)
 

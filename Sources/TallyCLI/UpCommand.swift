@@ -33,7 +33,7 @@ struct UpCommand: AsyncParsableCommand {
 
     @Option(
         help: """
-            Make this person an admin on start (if new: with the password in TALLY_ADMIN_PASSWORD, or one made up and printed             once). Env: TALLY_ADMIN_USER.
+            Make this person an admin on start (if new: with the password in TALLY_ADMIN_PASSWORD, or one made up and printed once). Env: TALLY_ADMIN_USER.
             """)
     var admin: String?
 

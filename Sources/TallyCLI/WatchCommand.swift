@@ -2,6 +2,8 @@ import ArgumentParser
 import Foundation
 import Logging
 import ServiceLifecycle
+import TallyAuth
+import TallyClient
 import TallyLifecycle
 import TallyNotifier
 import TallyProtocol
@@ -10,20 +12,25 @@ import ZeroMQ
 struct WatchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "watch",
-        abstract: "Show alerts as they happen: the stored ones after --since first, then live ones.",
+        abstract: "Show your alerts as they happen: the stored ones after --since first, then live ones.",
         discussion: """
-            Subscribes to the notifier first, then fetches stored alerts (alerts.list) and shows
-            each alert once, in sequence order, with no gap at the seam. Keeps going when the
-            notifier restarts, fetching whatever it missed. Coloured lines on a terminal; one JSON
-            object per line when piped or with --json. Ctrl-C or SIGTERM stops it.
+            Shows the alerts of the signed-in user (tally login, or --token): subscribes to the
+            notifier for them first, then fetches stored ones (alerts.list) and shows each alert
+            once, in sequence order, with no gap at the seam. Keeps going when the notifier
+            restarts, fetching whatever it missed. An admin sees everyone's with --all-owners.
+            Coloured lines on a terminal; one JSON object per line when piped or with --json.
+            Ctrl-C or SIGTERM stops it.
             Example: tally watch --since 0 --topic alert.price
             """)
 
-    @Option(help: "Show only alerts whose topic (alert.<kind>) or kind starts with this.")
+    @Option(help: "Show only alerts whose kind starts with this (alert.price or price: price_higher and price_lower).")
     var topic: String = "alert."
 
-    @Option(help: "Show stored alerts after this sequence first (0: all of them); without it, only new alerts.")
+    @Option(help: "Show stored alerts after this sequence first (0: all of them); without it, only new ones.")
     var since: Int64?
+
+    @Flag(help: "Show everyone's alerts, not only yours (needs the admin role).")
+    var allOwners = false
 
     @Flag(help: "One JSON object per line, even on a terminal.")
     var json = false
@@ -37,6 +44,9 @@ struct WatchCommand: AsyncParsableCommand {
     @Option(help: "Milliseconds each alerts.list call waits. Env: TALLY_CALL_TIMEOUT_MS.")
     var timeoutMs: Int = EnvironmentDefaults.callTimeoutMilliseconds
 
+    @Option(help: "Access token to send, instead of the login tally login stored (which is refreshed as it expires). Env: TALLY_TOKEN.")
+    var token: String?
+
     @Option(help: .hidden)
     var parentPid: Int32?
 
@@ -47,35 +57,65 @@ struct WatchCommand: AsyncParsableCommand {
 
     func run() async throws {
         let asJSON = json || isatty(STDOUT_FILENO) != 1
+        let fixedToken = token ?? EnvironmentDefaults.token
+        let logins = LoginStore.standard
+        // Whose alerts: the user the token names. Read without verifying it, only to subscribe to
+        // their topic; alerts.list, which checks the token, decides what is shown.
+        guard let current = try fixedToken ?? logins.login(for: endpoint)?.accessToken else {
+            throw Self.failure("it shows the alerts of the signed-in user: log in first (tally login NAME), or pass --token (or TALLY_TOKEN)")
+        }
+        guard let claims = AccessTokenClaims.unverified(from: current) else {
+            throw Self.failure("the token is not a Tally access token; log in again (tally login NAME)")
+        }
+        let context = try ZMQContext()
+        let requester = LazyPirateRequester(context: context, endpoint: endpoint, timeout: .milliseconds(timeoutMs), tries: 1)
         let watcher = AlertWatcher(
-            alertsEndpoint: alertsEndpoint, gatewayEndpoint: endpoint, since: since, topicPrefix: topic,
-            callTimeout: .milliseconds(timeoutMs))
+            alertsEndpoint: alertsEndpoint, gatewayEndpoint: endpoint, owner: allOwners ? nil : claims.subject, since: since,
+            topicPrefix: topic, callTimeout: .milliseconds(timeoutMs)
+        ) { [endpoint] in
+            try fixedToken ?? logins.accessToken(for: endpoint, requester: requester)
+        }
         var logger = Logger(label: "tally.watch")
         logger.logLevel = .warning
         let options = try ProcessOptions.parse(["--log-level", "warning"] + (parentPid.map { ["--parent-pid", "\($0)"] } ?? []))
-        try await options.runServices([WatchService(watcher: watcher, since: since, asJSON: asJSON)], logger: logger)
+        try await options.runServices([WatchService(watcher: watcher, context: context, since: since, asJSON: asJSON)], logger: logger)
+    }
+
+    /// Says why the watch cannot run, on standard error, and exits 1.
+    static func failure(_ message: String) -> ExitCode {
+        FileHandle.standardError.write(Data("tally watch: \(message)\n".utf8))
+        return ExitCode(1)
     }
 }
 
 /// `tally watch` as a service of the process's ServiceGroup, so SIGINT and SIGTERM end it cleanly.
 struct WatchService: Service {
     let watcher: AlertWatcher
+    let context: ZMQContext
     /// `--since`: where the stored alerts shown start, if any are.
     let since: Int64?
     let asJSON: Bool
 
     func run() async throws {
-        let context = try ZMQContext()
-        try await DedicatedThread.runUntilShutdown(name: "tally-watch") { [watcher, since, asJSON] stop in
-            try watcher.run(
-                context: context, stop: stop,
-                show: { alert in FileHandle.standardOutput.write(Data((Self.line(alert, asJSON: asJSON) + "\n").utf8)) },
-                warn: { message in FileHandle.standardError.write(Data("tally watch: \(message)\n".utf8)) },
-                ready: { after in
-                    FileHandle.standardError.write(Data("tally watch: \(Self.startLine(since: since, caughtUpTo: after))\n".utf8))
-                    ReadinessNotifier.shared.ready(status: "new alerts follow, after #\(after)")
-                })
+        try await DedicatedThread.runUntilShutdown(name: "tally-watch") { [self] stop in
+            do {
+                try watch(stop)
+            } catch let error as TallyError {
+                // Refused for good (everyone's alerts without the admin role): say why and stop.
+                throw WatchCommand.failure(error.message)
+            }
         }
+    }
+
+    private func watch(_ stop: WakeupSignal) throws {
+        try watcher.run(
+            context: context, stop: stop,
+            show: { alert in FileHandle.standardOutput.write(Data((Self.line(alert, asJSON: asJSON) + "\n").utf8)) },
+            warn: { message in FileHandle.standardError.write(Data("tally watch: \(message)\n".utf8)) },
+            ready: { [since] after in
+                FileHandle.standardError.write(Data("tally watch: \(Self.startLine(since: since, caughtUpTo: after))\n".utf8))
+                ReadinessNotifier.shared.ready(status: "new alerts follow, after #\(after)")
+            })
     }
 
     /// Where the watch stands once the stored alerts are shown: alert sequence numbers are the

@@ -2,11 +2,13 @@ import Foundation
 import TallyProtocol
 
 /// What the notifier tells people: one alert, derived by a rule from one event, stored in
-/// `notifier.sqlite` under a sequence number and published on topic `alert.<kind>`.
+/// `notifier.sqlite` under a sequence number and published on topic `alert.<owner>.<kind>`.
 public struct Alert: Codable, Sendable, Equatable {
     /// The notifier's own numbering: strictly increasing, one per stored alert.
     public var sequence: Int64
     public var kind: String
+    /// Whose alert it is: a user id (the events of accounts, shopping and roster name their
+    /// people by user id). Only they see it, in `alerts.list` and `tally watch`.
     public var owner: String
     public var text: String
     /// When the event that caused it happened (the event's `time`).
@@ -36,8 +38,8 @@ public struct Alert: Codable, Sendable, Equatable {
         case data
     }
 
-    /// The PUB topic: `alert.<kind>`.
-    public var topic: String { "alert.\(kind)" }
+    /// The PUB topic: `alert.<owner>.<kind>` (see `NotifierTopic`).
+    public var topic: String { NotifierTopic.alerts(of: owner) + kind }
 
     public func encoded() -> Data { (try? JSONEncoder.tally.encode(self)) ?? Data() }
 }
@@ -61,8 +63,13 @@ public struct AlertDraft: Sendable, Equatable {
 public enum NotifierTopic {
     /// Every event the notifier handles, forwarded: `event.<type>`.
     public static func event(_ type: String) -> String { "event.\(type)" }
-    /// Every alert: `alert.<kind>`.
+    /// Every alert: `alert.<owner>.<kind>`. The owner comes first, so a subscriber can take one
+    /// person's alerts only (`alerts(of:)`), and every alert with `alert.`.
     public static let alertPrefix = "alert."
+    /// The prefix of one owner's alerts, `alert.<owner>.`; the final dot keeps user 1 from
+    /// receiving user 12's. A filter, not a lock: until the transport is secured (CURVE), whoever
+    /// reaches the PUB socket may subscribe to anything (docs/security.md).
+    public static func alerts(of owner: String) -> String { "\(alertPrefix)\(owner)." }
     /// Once a second: `{"last_alert_sequence": N}`, so a subscriber notices alerts it missed
     /// (published while it was reconnecting, or stored by a notifier that died before publishing).
     public static let heartbeat = "notifier.heartbeat"

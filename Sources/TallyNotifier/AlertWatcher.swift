@@ -5,29 +5,42 @@ import ZeroMQ
 
 /// `tally watch`'s loop, on a dedicated thread owning a SUB socket on the notifier's PUB and,
 /// while fetching, a REQ socket to the gateway (`alerts.list`). See `WatchSeam` for the seam.
+///
+/// A watch is someone's: it subscribes to its owner's topic only (`alert.<owner>.`) and lists
+/// with their token, which lists only their alerts. Without an owner it shows everyone's, which
+/// `alerts.list` allows an admin (`all_owners`).
 public struct AlertWatcher: Sendable {
     public var alertsEndpoint: String
     public var gatewayEndpoint: String
+    /// Whose alerts: a user id, or nil for everyone's.
+    public var owner: String?
     public var since: Int64?
     public var topicPrefix: String
     public var callTimeout: Duration
     /// How long to wait before fetching again after the gateway did not answer.
     public var retryDelay: Duration
+    /// The access token an `alerts.list` call carries; asked for before each call, so a watch that
+    /// runs for hours can send a refreshed one. It runs on the watch's thread and may block.
+    public var accessToken: @Sendable () throws -> String?
 
     public init(
-        alertsEndpoint: String, gatewayEndpoint: String, since: Int64?, topicPrefix: String,
-        callTimeout: Duration = .seconds(3), retryDelay: Duration = .seconds(1)
+        alertsEndpoint: String, gatewayEndpoint: String, owner: String?, since: Int64?, topicPrefix: String,
+        callTimeout: Duration = .seconds(3), retryDelay: Duration = .seconds(1), accessToken: @escaping @Sendable () throws -> String?
     ) {
         self.alertsEndpoint = alertsEndpoint
         self.gatewayEndpoint = gatewayEndpoint
+        self.owner = owner
         self.since = since
         self.topicPrefix = topicPrefix
         self.callTimeout = callTimeout
         self.retryDelay = retryDelay
+        self.accessToken = accessToken
     }
 
     /// Runs until `stop` fires, calling `show` for each alert in order and `warn` for trouble, and
     /// `ready` once, when it knows where it starts: every alert after that sequence will be shown.
+    /// A fetch the service refuses for good (`permission_denied`: everyone's alerts without the
+    /// admin role) ends it with that error; anything else is retried.
     public func run(
         context: ZMQContext, stop: WakeupSignal, show: (Alert) -> Void, warn: (String) -> Void,
         ready: (Int64) -> Void = { _ in }
@@ -36,20 +49,20 @@ public struct AlertWatcher: Sendable {
         defer { socket.close() }
         try socket.setLinger(milliseconds: 0)
         try socket.setHighWaterMarks(send: 1000, receive: 100_000)
-        try socket.subscribe(Data(NotifierTopic.alertPrefix.utf8))
+        try socket.subscribe(Data((owner.map(NotifierTopic.alerts(of:)) ?? NotifierTopic.alertPrefix).utf8))
         try socket.subscribe(Data(NotifierTopic.heartbeat.utf8))
         // Subscribe first, fetch second (the Clone pattern): what is published meanwhile waits in the socket.
         try socket.connect(alertsEndpoint)
 
         let requester = LazyPirateRequester(context: context, endpoint: gatewayEndpoint, timeout: callTimeout, tries: 1)
-        var seam = WatchSeam(since: since, topicPrefix: topicPrefix)
+        var seam = WatchSeam(since: since, topicPrefix: topicPrefix, owner: owner)
         let clock = ContinuousClock()
         var fetchWanted = true
         var nextFetch = clock.now
         var warnedUnreachable = false
         var announced = false
 
-        func fetch() {
+        func fetch() throws {
             do {
                 let baselineOnly = seam.covered == nil
                 while !stop.isFired {
@@ -65,6 +78,8 @@ public struct AlertWatcher: Sendable {
                 }
                 if warnedUnreachable { warn("alerts.list answers again; caught up") }
                 warnedUnreachable = false
+            } catch let error as TallyError where error.code == .permissionDenied {
+                throw error
             } catch {
                 if !warnedUnreachable { warn("cannot fetch stored alerts (\(error)); retrying, and showing live alerts meanwhile") }
                 warnedUnreachable = true
@@ -73,7 +88,7 @@ public struct AlertWatcher: Sendable {
         }
 
         while !stop.isFired {
-            if fetchWanted && clock.now >= nextFetch { fetch() }
+            if fetchWanted && clock.now >= nextFetch { try fetch() }
             var poller = ZMQPoller()
             let index = poller.add(socket)
             poller.add(fileDescriptor: stop.fileDescriptor)
@@ -102,9 +117,11 @@ public struct AlertWatcher: Sendable {
     }
 
     private func list(_ requester: LazyPirateRequester, after: Int64, limit: Int, stop: WakeupSignal) throws -> AlertPage {
+        var args: [String: JSONValue] = ["after": .integer(after), "limit": .integer(Int64(limit))]
+        if owner == nil { args["all_owners"] = true }
         let envelope = Envelope(
-            command: "alerts.list", args: ["after": .integer(after), "limit": .integer(Int64(limit))],
-            deadlineMilliseconds: TallyClient.deadline(forTimeout: callTimeout).roundedUpMilliseconds)
+            command: "alerts.list", args: .object(args),
+            deadlineMilliseconds: TallyClient.deadline(forTimeout: callTimeout).roundedUpMilliseconds, token: try accessToken())
         let frames = try requester.request(envelope.encoded(), stop: stop)
         guard frames.count == 1 else { throw ClientError.malformedReply("\(frames.count) frames") }
         let reply = try Reply.decode(frames[0])

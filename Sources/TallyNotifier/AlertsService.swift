@@ -5,15 +5,18 @@ import TallyWorker
 /// The `alerts` service: stored alerts, for a client that was offline (or a `tally watch` that
 /// found a gap) to catch up. Served by the notifier process, and by `tally worker alerts`
 /// replicas that read the same `notifier.sqlite`.
+///
+/// A caller lists only their own alerts (those whose `owner` is their user id); an admin may ask
+/// for everyone's with `all_owners`.
 public struct AlertsService: ServiceHandler {
     public static let table = CommandTable<NotifierStore>("alerts") { table in
-        table.query("alerts.list", "Stored alerts after a sequence, by kind or owner, a page at a time.") { args, _, store in
-            try Self.list(args, store)
-        }
+        table.query("alerts.list", access: .user, "Your stored alerts after a sequence, by kind, a page at a time.", AlertsService.list)
     }
 
     static let defaultLimit = 100
     static let largestLimit = 500
+    /// The role that may list everyone's alerts (`all_owners`).
+    static let allOwnersRole = "admin"
 
     public let resources: NotifierStore
 
@@ -21,18 +24,24 @@ public struct AlertsService: ServiceHandler {
         resources = store
     }
 
-    /// `alerts.list`: alerts after a sequence, oldest first, optionally of one kind or owner, a page at a time.
-    static func list(_ args: Arguments, _ store: NotifierStore) throws -> AlertPage {
-        try args.allowOnly(["after", "kind", "owner", "limit"])
+    /// `alerts.list`: the caller's alerts after a sequence, oldest first, optionally of one kind, a
+    /// page at a time; an admin's `all_owners` lists everyone's.
+    static func list(_ args: Arguments, _ context: RequestContext, _ store: NotifierStore) throws -> AlertPage {
+        let owner = try Owner.caller(args, context)
+        try args.allowOnly(["after", "kind", "limit", "all_owners"])
         let after = try args.optionalInteger("after", in: 0...Int.max) ?? 0
         let limit = try args.optionalInteger("limit", in: 1...largestLimit) ?? defaultLimit
         let kind = try args.optionalString("kind")
-        let owner = try args.optionalString("owner")
-        for (key, value) in [("kind", kind), ("owner", owner)] {
-            if let value, value.isEmpty || value.utf8.count > 128 {
-                throw TallyError.invalidArgument("\(key) must be 1 to 128 bytes", field: args.field(key))
-            }
+        if let kind, kind.isEmpty || kind.utf8.count > 128 {
+            throw TallyError.invalidArgument("kind must be 1 to 128 bytes", field: args.field("kind"))
         }
-        return try store.alerts(after: Int64(after), kind: kind, owner: owner, limit: limit)
+        let allOwners = try args.optionalBool("all_owners") ?? false
+        if allOwners, let caller = context.caller, !caller.has(role: allOwnersRole) {
+            throw TallyError(
+                .permissionDenied,
+                "all_owners lists everyone's alerts and needs the role '\(allOwnersRole)'; \(caller.username) may list only their own (leave all_owners out)",
+                field: args.field("all_owners"))
+        }
+        return try store.alerts(after: Int64(after), kind: kind, owner: allOwners ? nil : owner, limit: limit)
     }
 }

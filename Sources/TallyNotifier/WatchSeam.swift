@@ -2,15 +2,21 @@
 /// subscriber connects first, then fetches the stored backlog, and shows each alert once, in
 /// sequence order, whether it came live or from `alerts.list`.
 ///
-/// `covered` is the invariant: every alert with a sequence up to it has been shown (or did not
-/// match the topic). A live alert right after it is shown; one at or below it is a duplicate; one
+/// `covered` is the invariant: every alert with a sequence up to it has been shown (or is not
+/// the watcher's: another owner's, or of another kind). A live alert right after it is shown; one at or below it is a duplicate; one
 /// further on means alerts were missed (the subscriber was reconnecting, the notifier restarted,
 /// a publish was lost), so the watcher fetches after `covered` — the live alert is stored before
 /// it is published, so the fetch brings it too.
+///
+/// A person's watch sees only their own alerts, live (it subscribes to `alert.<owner>.`) and
+/// fetched (`alerts.list` lists only the caller's), so the sequences it sees have holes where
+/// other people's alerts are. It cannot tell those from missed alerts of its own, so a jump is
+/// a fetch, which costs a call and loses nothing: the fetch answers for every sequence up to the
+/// page's `last_sequence`, whoever's it was.
 public struct WatchSeam: Sendable {
     public enum Decision: Sendable, Equatable {
         case show(Alert)
-        /// Already shown, or not matching the topic: nothing to do.
+        /// Already shown, or not the watcher's: nothing to do.
         case skip
         /// Alerts are missing before this one: fetch after `covered`.
         case fetch
@@ -19,16 +25,23 @@ public struct WatchSeam: Sendable {
     /// nil until the first fetch (or live alert) tells where the stream stands.
     public private(set) var covered: Int64?
     public let topicPrefix: String
+    /// Whose alerts are shown: a user id, or nil for everyone's.
+    public let owner: String?
 
-    /// - Parameter since: show stored alerts after this sequence; nil to show only new ones.
-    public init(since: Int64?, topicPrefix: String = "alert.") {
+    /// - Parameters:
+    ///   - since: show stored alerts after this sequence; nil to show only new ones.
+    ///   - owner: show only this user's alerts; nil for everyone's (an admin's watch).
+    public init(since: Int64?, topicPrefix: String = "alert.", owner: String? = nil) {
         covered = since
         self.topicPrefix = topicPrefix
+        self.owner = owner
     }
 
-    /// Whether the alert passes the `--topic` filter: a prefix of `alert.<kind>`, or of the kind alone.
+    /// Whether the alert is the watcher's: its owner's, and passing the `--topic` filter, a
+    /// prefix of `alert.<kind>` or of the kind alone.
     public func matches(_ alert: Alert) -> Bool {
-        topicPrefix.isEmpty || alert.topic.hasPrefix(topicPrefix) || alert.kind.hasPrefix(topicPrefix)
+        guard owner == nil || alert.owner == owner else { return false }
+        return topicPrefix.isEmpty || "\(NotifierTopic.alertPrefix)\(alert.kind)".hasPrefix(topicPrefix) || alert.kind.hasPrefix(topicPrefix)
     }
 
     /// The alerts of a fetched page still to show, in order; moves `covered` past the page.

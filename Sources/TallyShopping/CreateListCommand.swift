@@ -6,11 +6,11 @@ import TallyStorage
 /// shopping list also gets, with the owner's shopping memory on, what the previous shopping list
 /// left unbought.
 enum CreateListCommand {
-    static let keys: Set<String> = ["owner", "kind", "name", "from_template", "currency"]
+    static let keys: Set<String> = ["kind", "name", "from_template", "currency"]
 
     static func run(_ args: Arguments, _ context: RequestContext, _ store: ShoppingStore) throws -> StoredResult {
+        let owner = try Owner.caller(args, context)
         try args.allowOnly(keys)
-        let owner = try Owner.read(args)
         let kind = try Fields.kind(args, required: true)!
         let name = try TextField.required(args, "name", longest: ListName.longest, what: "a list name such as \"Weekly\"")
         let fromTemplate = try Fields.optionalID(args, "from_template", of: "templates")
@@ -24,7 +24,7 @@ enum CreateListCommand {
                 let found = try ListRecord.find(session, owner: owner, id: fromTemplate, field: "args.from_template")
                 guard found.kind == .template else {
                     throw TallyError.invalidArgument(
-                        "list \(fromTemplate) is a shopping list, not a template; from_template takes the id of one of the owner's templates",
+                        "list \(fromTemplate) is a shopping list, not a template; from_template takes the id of one of your templates",
                         field: "args.from_template")
                 }
                 template = found

@@ -6,8 +6,8 @@ import TallyStorage
 /// the price history.
 enum DeleteListCommand {
     static func run(_ args: Arguments, _ context: RequestContext, _ store: ShoppingStore) throws -> StoredResult {
-        try args.allowOnly(["owner", "list_id"])
-        let owner = try Owner.read(args)
+        let owner = try Owner.caller(args, context)
+        try args.allowOnly(["list_id"])
         let id = try Fields.id(args, "list_id", of: "lists")
         return try store.change(args, context, owner: owner) { change in
             let list = try ListRecord.find(change.session, owner: owner, id: id)

@@ -52,10 +52,10 @@ enum Fields {
 
     static func id(_ args: Arguments, _ key: String, of what: String) throws(TallyError) -> Int64 {
         guard args.has(key) else {
-            throw .invalidArgument("\(key) is required (the id of one of the owner's \(what), such as 1)", field: args.field(key))
+            throw .invalidArgument("\(key) is required (the id of one of your \(what), such as 1)", field: args.field(key))
         }
         guard case .integer(let id)? = args.values[key], id >= 1 else {
-            throw .invalidArgument("\(key) must be the id of one of the owner's \(what): a whole number from 1", field: args.field(key))
+            throw .invalidArgument("\(key) must be the id of one of your \(what): a whole number from 1", field: args.field(key))
         }
         return id
     }
@@ -87,7 +87,7 @@ enum ListKind: String, Codable, Sendable {
 /// The errors that depend on what is stored.
 enum ShoppingErrors {
     static func listNotFound(_ id: Int64, field: String = "args.list_id") -> TallyError {
-        TallyError(.notFound, "the owner has no list \(id)", field: field)
+        TallyError(.notFound, "you have no list \(id)", field: field)
     }
 
     static func itemNotFound(_ id: Int64, list: Int64) -> TallyError {

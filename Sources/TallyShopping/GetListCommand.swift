@@ -13,8 +13,8 @@ import TallyStorage
 /// `updated_at` unchanged), so running it twice is harmless and the catalog calls it a query.
 enum GetListCommand {
     static func run(_ args: Arguments, _ context: RequestContext, _ store: ShoppingStore) throws -> ListDetail {
-        try args.allowOnly(["owner", "list_id", "include_purchased"])
-        let owner = try Owner.read(args)
+        let owner = try Owner.caller(args, context)
+        try args.allowOnly(["list_id", "include_purchased"])
         let id = try Fields.id(args, "list_id", of: "lists")
         let includePurchased = try args.optionalBool("include_purchased") ?? false
         // Straight through the engine, not `ServiceStore.change`: no event, no idempotency key.

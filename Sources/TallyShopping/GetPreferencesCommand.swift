@@ -3,8 +3,8 @@ import TallyProtocol
 /// `shopping.get_preferences`: the owner's three switches; all on for an owner who never set them.
 enum GetPreferencesCommand {
     static func run(_ args: Arguments, _ context: RequestContext, _ store: ShoppingStore) throws -> PreferencesResult {
-        try args.allowOnly(["owner"])
-        let owner = try Owner.read(args)
+        let owner = try Owner.caller(args, context)
+        try args.allowOnly([])
         return try store.store.read { session in try Preferences.of(session, owner: owner).result }
     }
 }

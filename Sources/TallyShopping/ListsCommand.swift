@@ -7,8 +7,8 @@ enum ListsCommand {
     static let largestLimit = 100
 
     static func run(_ args: Arguments, _ context: RequestContext, _ store: ShoppingStore) throws -> ListPage {
-        try args.allowOnly(["owner", "kind", "limit", "cursor"])
-        let owner = try Owner.read(args)
+        let owner = try Owner.caller(args, context)
+        try args.allowOnly(["kind", "limit", "cursor"])
         let kind = try Fields.kind(args, required: false)
         let limit = try args.optionalInteger("limit", in: 1...largestLimit) ?? defaultLimit
         let after = try args.optionalString("cursor").map { cursor throws(TallyError) in

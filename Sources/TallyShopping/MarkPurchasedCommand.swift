@@ -8,8 +8,8 @@ import TallyStorage
 /// compares the price with the last one paid for the item.
 enum MarkPurchasedCommand {
     static func run(_ args: Arguments, _ context: RequestContext, _ store: ShoppingStore) throws -> StoredResult {
-        try args.allowOnly(["owner", "list_id", "item_id", "unit_price", "purchased_quantity"])
-        let owner = try Owner.read(args)
+        let owner = try Owner.caller(args, context)
+        try args.allowOnly(["list_id", "item_id", "unit_price", "purchased_quantity"])
         let ids = try ItemTarget.ids(args)
         let quantity = try Fields.quantity(args, "purchased_quantity")
         let hasPrice = args.has("unit_price")

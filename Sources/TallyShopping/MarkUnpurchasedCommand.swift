@@ -6,8 +6,8 @@ import TallyStorage
 /// not purchased is left as it is.
 enum MarkUnpurchasedCommand {
     static func run(_ args: Arguments, _ context: RequestContext, _ store: ShoppingStore) throws -> StoredResult {
-        try args.allowOnly(["owner", "list_id", "item_id"])
-        let owner = try Owner.read(args)
+        let owner = try Owner.caller(args, context)
+        try args.allowOnly(["list_id", "item_id"])
         let ids = try ItemTarget.ids(args)
         return try store.change(args, context, owner: owner) { change in
             var target = try ItemTarget.find(change.session, owner: owner, listID: ids.list, itemID: ids.item)

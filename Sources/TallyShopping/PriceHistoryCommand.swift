@@ -11,8 +11,8 @@ enum PriceHistoryCommand {
     static let largestLimit = 100
 
     static func run(_ args: Arguments, _ context: RequestContext, _ store: ShoppingStore) throws -> PriceHistory {
-        try args.allowOnly(["owner", "name", "currency", "limit"])
-        let owner = try Owner.read(args)
+        let owner = try Owner.caller(args, context)
+        try args.allowOnly(["name", "currency", "limit"])
         let name = try TextField.required(args, "name", longest: ItemName.longest, what: "an item name such as \"Milk\"")
         let currency = args.has("currency") ? try args.currency(locale: context.locale) : nil
         let limit = try args.optionalInteger("limit", in: 1...largestLimit) ?? defaultLimit

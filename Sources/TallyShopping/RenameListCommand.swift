@@ -5,8 +5,8 @@ import TallyStorage
 /// records no event.
 enum RenameListCommand {
     static func run(_ args: Arguments, _ context: RequestContext, _ store: ShoppingStore) throws -> StoredResult {
-        try args.allowOnly(["owner", "list_id", "name"])
-        let owner = try Owner.read(args)
+        let owner = try Owner.caller(args, context)
+        try args.allowOnly(["list_id", "name"])
         let id = try Fields.id(args, "list_id", of: "lists")
         let name = try TextField.required(args, "name", longest: ListName.longest, what: "a list name such as \"Weekly\"")
         return try store.change(args, context, owner: owner) { change in

@@ -7,8 +7,8 @@ enum SetPreferencesCommand {
     static let switches = ["auto_remove_purchased", "price_comparison", "shopping_memory"]
 
     static func run(_ args: Arguments, _ context: RequestContext, _ store: ShoppingStore) throws -> StoredResult {
-        try args.allowOnly(Set(switches + ["owner"]))
-        let owner = try Owner.read(args)
+        let owner = try Owner.caller(args, context)
+        try args.allowOnly(Set(switches))
         guard switches.contains(where: args.has) else {
             throw TallyError.invalidArgument(
                 "shopping.set_preferences needs at least one of \(switches.joined(separator: ", ")) to set", field: "args")

@@ -6,8 +6,8 @@ import TallyStorage
 /// price comparison on, the reply compares the new price with the last one paid for the item.
 enum SetPriceCommand {
     static func run(_ args: Arguments, _ context: RequestContext, _ store: ShoppingStore) throws -> StoredResult {
-        try args.allowOnly(["owner", "list_id", "item_id", "unit_price"])
-        let owner = try Owner.read(args)
+        let owner = try Owner.caller(args, context)
+        try args.allowOnly(["list_id", "item_id", "unit_price"])
         let ids = try ItemTarget.ids(args)
         _ = try args.decimalText("unit_price", example: "\"1.29\"")
         return try store.change(args, context, owner: owner) { change in

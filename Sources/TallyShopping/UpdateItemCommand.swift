@@ -7,8 +7,8 @@ enum UpdateItemCommand {
     static let changeable = ["name", "planned_quantity", "purchased_quantity", "unit"]
 
     static func run(_ args: Arguments, _ context: RequestContext, _ store: ShoppingStore) throws -> StoredResult {
-        try args.allowOnly(Set(changeable + ["owner", "list_id", "item_id"]))
-        let owner = try Owner.read(args)
+        let owner = try Owner.caller(args, context)
+        try args.allowOnly(Set(changeable + ["list_id", "item_id"]))
         let ids = try ItemTarget.ids(args)
         guard changeable.contains(where: args.has) else {
             throw TallyError.invalidArgument(

@@ -49,7 +49,7 @@ enum CommandSchema {
 ///     {"command": "calc.tip", "args": {...}}
 ///     ```
 ///
-/// A request a signed-in person sends names them: `<!-- example: request roster.offer as bo -->`.
+/// A request a signed-in person sends carries their token as a placeholder (`LiveValues`).
 struct DocExample: Sendable, CustomStringConvertible {
     enum Kind: String, Sendable, CaseIterable {
         /// A whole envelope inside the contract, for a command in the catalog. Sent live.
@@ -71,14 +71,12 @@ struct DocExample: Sendable, CustomStringConvertible {
 
     let kind: Kind
     let command: String?
-    /// Who sends the request (`as bo`): a person signed in with a token.
-    var caller: String? = nil
     /// 1-based line of the marker.
     let line: Int
     let text: String
 
     var description: String {
-        "docs/protocol.md:\(line) (\(kind.rawValue)\(command.map { " \($0)" } ?? "")\(caller.map { " as \($0)" } ?? ""))"
+        "docs/protocol.md:\(line) (\(kind.rawValue)\(command.map { " \($0)" } ?? ""))"
     }
 
     /// The example parsed as JSON, or nil if it is not JSON.
@@ -92,7 +90,7 @@ struct DocExample: Sendable, CustomStringConvertible {
         var examples: [DocExample] = []
         var problems: [String] = []
         var index = 0
-        var pending: (kind: Kind, command: String?, caller: String?, line: Int)?
+        var pending: (kind: Kind, command: String?, line: Int)?
         while index < lines.count {
             let line = lines[index]
             let trimmed = line.trimmingCharacters(in: .whitespaces)
@@ -105,17 +103,8 @@ struct DocExample: Sendable, CustomStringConvertible {
                     problems.append("docs/protocol.md:\(number): an example marker ends with -->")
                     continue
                 }
-                var words = trimmed.dropFirst("<!-- example:".count).dropLast("-->".count)
+                let words = trimmed.dropFirst("<!-- example:".count).dropLast("-->".count)
                     .split(separator: " ").map(String.init)
-                var caller: String?
-                if words.count >= 2, words[words.count - 2] == "as" {
-                    caller = words.removeLast()
-                    words.removeLast()
-                    if words.first != Kind.request.rawValue {
-                        problems.append("docs/protocol.md:\(number): only a request example names who sends it (as NAME)")
-                        continue
-                    }
-                }
                 guard let first = words.first, let kind = Kind(rawValue: first) else {
                     problems.append(
                         "docs/protocol.md:\(number): unknown example kind in \(trimmed); use one of \(Kind.allCases.map(\.rawValue).joined(separator: ", "))")
@@ -129,7 +118,7 @@ struct DocExample: Sendable, CustomStringConvertible {
                     problems.append("docs/protocol.md:\(number): a \(kind.rawValue) example names no command: <!-- example: \(kind.rawValue) -->")
                     continue
                 }
-                pending = (kind, kind.takesCommand ? words[1] : nil, caller, number)
+                pending = (kind, kind.takesCommand ? words[1] : nil, number)
                 continue
             }
             if trimmed.hasPrefix("```") {
@@ -152,8 +141,7 @@ struct DocExample: Sendable, CustomStringConvertible {
                 if let marker = pending {
                     if opensJSON {
                         examples.append(DocExample(
-                            kind: marker.kind, command: marker.command, caller: marker.caller, line: marker.line,
-                            text: body.joined(separator: "\n")))
+                            kind: marker.kind, command: marker.command, line: marker.line, text: body.joined(separator: "\n")))
                     } else {
                         problems.append("docs/protocol.md:\(marker.line): an example's block must open with exactly ```json")
                     }
@@ -293,10 +281,16 @@ extension JSONValue {
     }
 }
 
-/// The tokens request examples name by placeholder (`"<access token of ann>"`), filled in from the
-/// live replies of earlier examples (or signed with the stack's key) before a request is sent:
-/// real tokens carry a fresh key's signature and the time, so no document can spell them.
-struct TokenPlaceholders {
+/// What request examples show but only the live stack can give, filled in before a request is
+/// sent: tokens, which carry a fresh key's signature and the time, written as placeholders
+/// (`"<access token of ann>"`) and taken from the live replies of earlier examples (or signed with
+/// the stack's key); and values the service makes up (an invite code), shown as the documented
+/// result gave them and carried forward from the live one.
+struct LiveValues {
+    /// Result keys whose values the service makes up afresh each time.
+    static let carriedForward: Set<String> = ["code"]
+
+    /// Placeholder (without quotes) or documented value → the live value.
     private var values: [String: String] = [:]
     /// A token with the `service` role, signed with the stack's key.
     let serviceAccessToken: String
@@ -306,33 +300,54 @@ struct TokenPlaceholders {
         values["<access token with the service role>"] = serviceAccessToken
     }
 
-    /// Remembers the tokens a live result hands out, by the user they are for.
-    mutating func learn(from result: JSONValue) {
-        guard let username = result["user"]?["username"]?.stringValue else { return }
-        for (field, kind) in [("access_token", "access token"), ("refresh_token", "refresh token"), ("service_token", "service token")] {
-            if let token = result[field]?.stringValue { values["<\(kind) of \(username)>"] = token }
+    /// Remembers what a live result hands out: the tokens, by the user they are for, and the
+    /// carried-forward values its documented result shows differently.
+    mutating func learn(from result: JSONValue, documented: JSONValue?) {
+        if let username = result["user"]?["username"]?.stringValue {
+            for (field, kind) in [("access_token", "access token"), ("refresh_token", "refresh token"), ("service_token", "service token")] {
+                if let token = result[field]?.stringValue { values["<\(kind) of \(username)>"] = token }
+            }
+        }
+        if let documented { carry(documented, live: result) }
+    }
+
+    private mutating func carry(_ documented: JSONValue, live: JSONValue) {
+        guard case .object(let shown) = documented, case .object(let given) = live else { return }
+        for (key, value) in shown {
+            if Self.carriedForward.contains(key), case .string(let text) = value, case .string(let real)? = given[key] {
+                values[text] = real
+            } else if let real = given[key] {
+                carry(value, live: real)
+            }
         }
     }
 
-    /// `text` with each placeholder string replaced by its token; the placeholders no earlier
-    /// reply gave, in `missing`.
+    /// `text` with each JSON string that is a placeholder or a carried value replaced by its live
+    /// value; the token placeholders no earlier reply gave, in `missing`.
     func fill(_ text: String) -> (text: String, missing: [String]) {
-        var filled = text
+        var filled = ""
         var missing: [String] = []
-        var searchFrom = filled.startIndex
-        while let open = filled.range(of: "\"<", range: searchFrom..<filled.endIndex),
-            let close = filled.range(of: ">\"", range: open.upperBound..<filled.endIndex)
-        {
-            let placeholder = String(filled[filled.index(after: open.lowerBound)..<filled.index(before: close.upperBound)])
-            guard let token = values[placeholder] else {
-                if placeholder.contains(" token") { missing.append(placeholder) }
-                searchFrom = close.upperBound
-                continue
+        var rest = Substring(text)
+        while let open = rest.firstIndex(of: "\"") {
+            filled += rest[..<open]
+            // The string ends at the next quote that is not escaped.
+            var end = rest.index(after: open)
+            var escaped = false
+            while end < rest.endIndex, escaped || rest[end] != "\"" {
+                escaped = !escaped && rest[end] == "\\"
+                end = rest.index(after: end)
             }
-            filled.replaceSubrange(open.lowerBound..<close.upperBound, with: "\"\(token)\"")
-            searchFrom = filled.startIndex
+            guard end < rest.endIndex else { break }
+            let string = String(rest[rest.index(after: open)..<end])
+            if let live = values[string] {
+                filled += "\"\(live)\""
+            } else {
+                if string.hasPrefix("<"), string.hasSuffix(">"), string.contains(" token") { missing.append(string) }
+                filled += rest[open...end]
+            }
+            rest = rest[rest.index(after: end)...]
         }
-        return (filled, missing)
+        return (filled + rest, missing)
     }
 }
 

@@ -226,16 +226,14 @@ import Testing
             }
             // The identity examples start from one admin, made as an operator makes the first.
             try await stack.addUser("olga", password: "orange tulip harbor lantern", roles: ["admin"])
-            var tokens = TokenPlaceholders(serviceAccessToken: try stack.serviceAccessToken())
+            var live = LiveValues(serviceAccessToken: try stack.serviceAccessToken())
             var items: [SchemaValidator.Item] = []
-            // Requests a signed-in person sends need a token, which this stack cannot give out
-            // until the identity service exists; `signedInExamplesGetTheDocumentedReplies` runs
-            // them against the service in-process instead, with the caller set as the
-            // authentication middleware will set it.
-            for exchange in exchanges where exchange.request.caller == nil {
+            // In document order: people sign up and log in where they first appear, and later
+            // requests carry their tokens.
+            for exchange in exchanges {
                 let request = exchange.request
                 let label = "live reply to \(request)"
-                let (text, missing) = tokens.fill(request.text)
+                let (text, missing) = live.fill(request.text)
                 for placeholder in missing {
                     Issue.record("\(request): no earlier example's reply gave \(placeholder)")
                 }
@@ -251,7 +249,7 @@ import Testing
                 let command = request.json?["command"]?.stringValue
                 if reply["ok"] == true, let command, catalog.contains(command), let result = reply["result"] {
                     items.append(.instance(result, schema: CommandSchema.result(command), label: "\(label): result"))
-                    tokens.learn(from: result)
+                    live.learn(from: result, documented: exchange.answer?.kind == .result ? exchange.answer?.json : nil)
                 }
                 if request.kind == .request {
                     #expect(reply["id"] == request.json?["id"].flatMap { $0 == .null ? nil : $0 }, "\(label): the reply echoes the request's id")
@@ -262,7 +260,7 @@ import Testing
             for feed in ServiceCatalog.commands.commands.map(\.name) where feed.hasSuffix(".events") {
                 var after: Int64 = 0
                 while true {
-                    let page = try await client.call(feed, ["after": .integer(after), "limit": 1000], token: tokens.serviceAccessToken)
+                    let page = try await client.call(feed, ["after": .integer(after), "limit": 1000], token: live.serviceAccessToken)
                     let events = try #require(page.result?["events"]?.arrayValue, "\(feed): \(page)")
                     for event in events {
                         let type = event["type"]?.stringValue ?? "?"

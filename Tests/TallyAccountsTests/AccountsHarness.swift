@@ -7,6 +7,9 @@ import Testing
 
 /// An accounts service on a real SQLite file in a fresh temporary directory, called as a worker
 /// calls it, with results decoded as a client sees them. The directory goes with the harness.
+///
+/// Every call comes from a signed-in caller, `as` (by default "ann"), whose user id is that name,
+/// as the authentication middleware would set it: accounts are the caller's own.
 final class AccountsHarness: Sendable {
     private let temporary = TemporaryDirectory(prefix: "tally-accounts")
     let service: AccountsService
@@ -31,32 +34,37 @@ final class AccountsHarness: Sendable {
         _ = try store.engine.write { try $0.execute(sql) }
     }
 
+    /// The caller a call comes from: the person `name`, with that as their user id.
+    static func caller(_ name: String) -> Caller { Caller(userID: name, username: name) }
+
     @discardableResult
-    func call(_ command: String, _ args: JSONValue, locale: String? = nil, key: String? = nil) throws -> JSONValue {
-        try Self.call(service, command, args, locale: locale, key: key)
+    func call(_ command: String, _ args: JSONValue, as owner: String = "ann", locale: String? = nil, key: String? = nil) throws -> JSONValue {
+        try Self.call(service, command, args, as: owner, locale: locale, key: key)
     }
 
     static func call(
-        _ service: AccountsService, _ command: String, _ args: JSONValue, locale: String? = nil, key: String? = nil
+        _ service: AccountsService, _ command: String, _ args: JSONValue, as owner: String = "ann", locale: String? = nil,
+        key: String? = nil
     ) throws -> JSONValue {
-        try ServiceHarness(service).call(command, args, locale: locale, idempotencyKey: key)
+        try ServiceHarness(service).call(command, args, locale: locale, idempotencyKey: key, caller: caller(owner))
     }
 
     /// The error `command` refuses `args` with, or nil (and a recorded issue) if it succeeds.
-    func error(_ command: String, _ args: JSONValue, locale: String? = nil, key: String? = nil) -> TallyError? {
-        let error = ServiceHarness(service).error(command, args, locale: locale, idempotencyKey: key)
+    /// `owner` nil sends no caller at all.
+    func error(_ command: String, _ args: JSONValue, as owner: String? = "ann", locale: String? = nil, key: String? = nil) -> TallyError? {
+        let error = ServiceHarness(service).error(command, args, locale: locale, idempotencyKey: key, caller: owner.map(Self.caller))
         if error == nil { Issue.record("\(command) \(args) succeeded") }
         return error
     }
 
-    /// Creates an account for `owner` (USD, balance 0 unless given) and returns it.
+    /// Creates an account of `owner` (USD, balance 0 unless given) and returns it.
     @discardableResult
     func create(
         _ name: String, owner: String = "ann", balance: String = "0.00", currency: String = "USD", isDefault: Bool? = nil
     ) throws -> JSONValue {
-        var args: [String: JSONValue] = ["owner": .string(owner), "name": .string(name), "starting_balance": .string(balance), "currency": .string(currency)]
+        var args: [String: JSONValue] = ["name": .string(name), "starting_balance": .string(balance), "currency": .string(currency)]
         if let isDefault { args["is_default"] = .bool(isDefault) }
-        return try call("accounts.create", .object(args))
+        return try call("accounts.create", .object(args), as: owner)
     }
 
     func count(_ sql: SQL = "SELECT COUNT(*) FROM account") throws -> Int {
@@ -68,7 +76,7 @@ final class AccountsHarness: Sendable {
         var accounts: [JSONValue] = []
         var cursor: JSONValue = .null
         repeat {
-            let page = try call("accounts.list", ["owner": .string(owner), "limit": 100, "cursor": cursor])
+            let page = try call("accounts.list", ["limit": 100, "cursor": cursor], as: owner)
             accounts += page["accounts"]?.arrayValue ?? []
             cursor = page["next_cursor"] ?? .null
         } while cursor != .null

@@ -8,7 +8,7 @@ import Testing
     private let chinese = "请填写账户名称和初始余额。"
 
     private func create(_ harness: AccountsHarness, _ args: [String: JSONValue], locale: String? = "en_US") -> TallyError? {
-        var full: [String: JSONValue] = ["owner": "ann", "name": "Wallet", "starting_balance": "10.00", "currency": "USD"]
+        var full: [String: JSONValue] = ["name": "Wallet", "starting_balance": "10.00", "currency": "USD"]
         for (key, value) in args { full[key] = value }
         return harness.error("accounts.create", .object(full), locale: locale)
     }
@@ -67,7 +67,7 @@ import Testing
             let error = create(harness, ["name": .string(name)])
             #expect(error?.code == .alreadyExists, "\(name)")
             #expect(error?.field == "args.name")
-            #expect(error?.message == "the owner already has an account named \"Wallet\" (id 1); names are compared ignoring case")
+            #expect(error?.message == "you already have an account named \"Wallet\" (id 1); names are compared ignoring case")
         }
         try harness.create("Straße")
         #expect(create(harness, ["name": "STRASSE"])?.code == .alreadyExists, "case folding, not just lower-casing")
@@ -107,25 +107,28 @@ import Testing
         #expect(try harness.count() == 0)
     }
 
-    @Test func ownersAreRequiredAndBounded() throws {
+    /// The owner is the caller; a client that still names one (as before sign-in existed) is told
+    /// what changed, whatever else its args hold.
+    @Test func theOwnerIsTheSignedInCallerNeverAnArgument() throws {
         let harness = try AccountsHarness()
-        for (owner, message) in [
-            (JSONValue.null, "owner is required (an owner id such as \"ann\")"),
-            ("", "owner must be 1 to 128 bytes long"),
-            (.string(String(repeating: "é", count: 65)), "owner must be 1 to 128 bytes long"),
-            (" ann", "owner must not start or end with whitespace"),
-            (7, "owner must be a string, not a number"),
-        ] as [(JSONValue, String)] {
-            #expect(create(harness, ["owner": owner]) == TallyError(.invalidArgument, message, field: "args.owner"), "\(owner)")
+        for owner in ["ann", "bo", .null, 7] as [JSONValue] {
+            #expect(create(harness, ["owner": owner, "balance": "1"]) == TallyError(
+                .invalidArgument,
+                "owner is no longer an argument: accounts.create acts on the signed-in caller's own data, the user of the envelope's token; remove owner, and send the token of the person whose data it is (identity.login gives one; tally login stores one for tally call)",
+                field: "args.owner"), "\(owner)")
         }
-        #expect(try harness.create("Max", owner: String(repeating: "o", count: 128))["owner"]?.stringValue?.count == 128)
+        let anonymous = harness.error("accounts.create", ["name": "Wallet", "starting_balance": "1.00", "currency": "USD"], as: nil)
+        #expect(anonymous?.code == .unauthenticated)
+        #expect(anonymous?.field == "token")
+        #expect(try harness.count() == 0)
+        #expect(try harness.create("Wallet", owner: "bo")["owner"] == "bo", "kept under the caller's user id")
     }
 
     @Test func unknownArgsAndWrongTypesAreRefused() throws {
         let harness = try AccountsHarness()
         let unknown = create(harness, ["balance": "10.00"])
         #expect(unknown == TallyError(
-            .invalidArgument, "unknown field 'balance'; args accepts currency, is_default, name, owner, starting_balance", field: "args.balance"))
+            .invalidArgument, "unknown field 'balance'; args accepts currency, is_default, name, starting_balance", field: "args.balance"))
         #expect(create(harness, ["is_default": "yes"]) == TallyError(.invalidArgument, "is_default must be true or false, not a string", field: "args.is_default"))
         #expect(try harness.count() == 0)
     }

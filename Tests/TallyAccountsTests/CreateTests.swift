@@ -7,7 +7,7 @@ import Testing
         let harness = try AccountsHarness()
         let account = try harness.call(
             "accounts.create",
-            ["owner": "ann", "name": "  Wallet ", "currency": "usd", "starting_balance": "1250.5", "is_default": true])
+            ["name": "  Wallet ", "currency": "usd", "starting_balance": "1250.5", "is_default": true])
         #expect(account["id"] == 1)
         #expect(account["owner"] == "ann")
         #expect(account["name"] == "Wallet", "the name is trimmed")
@@ -20,15 +20,15 @@ import Testing
         #expect(account.objectValue?.keys.sorted() == [
             "created_at", "currency", "id", "is_default", "name", "owner", "starting_balance", "updated_at",
         ])
-        #expect(try harness.call("accounts.get", ["owner": "ann", "id": 1]) == account)
+        #expect(try harness.call("accounts.get", ["id": 1]) == account)
     }
 
     @Test func theCurrencyDefaultsToTheLocales() throws {
         let harness = try AccountsHarness()
-        let yen = try harness.call("accounts.create", ["owner": "ann", "name": "Cash", "starting_balance": "5000"], locale: "ja_JP")
+        let yen = try harness.call("accounts.create", ["name": "Cash", "starting_balance": "5000"], locale: "ja_JP")
         #expect(yen["currency"] == "JPY")
         #expect(yen["starting_balance"] == "5000")
-        let euro = try harness.call("accounts.create", ["owner": "ann", "name": "Giro", "starting_balance": "10", "currency": nil], locale: "de-DE")
+        let euro = try harness.call("accounts.create", ["name": "Giro", "starting_balance": "10", "currency": nil], locale: "de-DE")
         #expect(euro["currency"] == "EUR")
         #expect(euro["starting_balance"] == "10.00")
     }
@@ -37,7 +37,7 @@ import Testing
         let harness = try AccountsHarness()
         #expect(try harness.create("Card", balance: "-80.5")["starting_balance"] == "-80.50")
         #expect(try harness.create("Dinar", balance: "1.25", currency: "BHD")["starting_balance"] == "1.250")
-        let integer = try harness.call("accounts.create", ["owner": "ann", "name": "Jar", "starting_balance": 12, "currency": "USD"])
+        let integer = try harness.call("accounts.create", ["name": "Jar", "starting_balance": 12, "currency": "USD"])
         #expect(integer["starting_balance"] == "12.00")
         #expect(try harness.create("Zero", balance: "-0")["starting_balance"] == "0.00")
         // 22 characters, the most the field takes, and the largest that fits 64-bit minor units.
@@ -72,7 +72,7 @@ import Testing
                 do {
                     _ = try AccountsHarness.call(
                         services[worker % services.count], "accounts.create",
-                        ["owner": "ann", "name": .string("w\(worker)-\(index)"), "starting_balance": "1.00", "currency": "USD",
+                        ["name": .string("w\(worker)-\(index)"), "starting_balance": "1.00", "currency": "USD",
                          "is_default": .bool(index % 5 == 0)])
                 } catch {
                     failures.append("\(error)")

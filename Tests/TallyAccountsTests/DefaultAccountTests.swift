@@ -15,27 +15,27 @@ import Testing
         let wallet = try harness.create("Wallet", isDefault: true)
         let bank = try harness.create("Bank", isDefault: true)
         #expect(try harness.defaults() == ["Bank"])
-        let cleared = try harness.call("accounts.get", ["owner": "ann", "id": wallet.id])
+        let cleared = try harness.call("accounts.get", ["id": wallet.id])
         #expect(cleared["updated_at"] != nil)
 
-        #expect(try harness.call("accounts.set_default", ["owner": "ann", "id": wallet.id])["is_default"] == true)
+        #expect(try harness.call("accounts.set_default", ["id": wallet.id])["is_default"] == true)
         #expect(try harness.defaults() == ["Wallet"])
 
-        #expect(try harness.call("accounts.update", ["owner": "ann", "id": bank.id, "is_default": true])["is_default"] == true)
+        #expect(try harness.call("accounts.update", ["id": bank.id, "is_default": true])["is_default"] == true)
         #expect(try harness.defaults() == ["Bank"])
 
-        #expect(try harness.call("accounts.update", ["owner": "ann", "id": bank.id, "is_default": false])["is_default"] == false)
+        #expect(try harness.call("accounts.update", ["id": bank.id, "is_default": false])["is_default"] == false)
         #expect(try harness.defaults().isEmpty, "un-defaulting leaves the owner without a default")
 
-        try harness.call("accounts.set_default", ["owner": "ann", "id": bank.id])
-        try harness.call("accounts.delete", ["owner": "ann", "id": bank.id])
+        try harness.call("accounts.set_default", ["id": bank.id])
+        try harness.call("accounts.delete", ["id": bank.id])
         #expect(try harness.defaults().isEmpty, "deleting the default promotes no other account")
     }
 
     @Test func settingTheDefaultAgainChangesNothing() throws {
         let harness = try AccountsHarness()
         let wallet = try harness.create("Wallet", isDefault: true)
-        let again = try harness.call("accounts.set_default", ["owner": "ann", "id": wallet.id])
+        let again = try harness.call("accounts.set_default", ["id": wallet.id])
         #expect(again == wallet, "updated_at stays when nothing changed")
     }
 
@@ -54,7 +54,7 @@ import Testing
         try harness.create("Wallet", owner: "ann", isDefault: true)
         let bos = try harness.create("Bank", owner: "bo", isDefault: true)
         #expect(try harness.defaults(owner: "ann") == ["Wallet"])
-        try harness.call("accounts.set_default", ["owner": "bo", "id": bos.id])
+        try harness.call("accounts.set_default", ["id": bos.id], as: "bo")
         #expect(try harness.defaults(owner: "ann") == ["Wallet"])
     }
 }

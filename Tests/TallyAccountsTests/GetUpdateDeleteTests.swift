@@ -6,25 +6,25 @@ import Testing
     @Test func anotherOwnersAccountIsNotFound() throws {
         let harness = try AccountsHarness()
         let wallet = try harness.create("Wallet", owner: "ann")
-        let notFound = TallyError(.notFound, "the owner has no account 1", field: "args.id")
-        #expect(harness.error("accounts.get", ["owner": "bo", "id": wallet.id]) == notFound)
-        #expect(harness.error("accounts.update", ["owner": "bo", "id": wallet.id, "name": "Mine"]) == notFound)
-        #expect(harness.error("accounts.set_default", ["owner": "bo", "id": wallet.id]) == notFound)
-        #expect(harness.error("accounts.delete", ["owner": "bo", "id": wallet.id]) == notFound)
-        #expect(harness.error("accounts.get", ["owner": "ann", "id": 99])?.code == .notFound)
-        #expect(try harness.call("accounts.get", ["owner": "ann", "id": wallet.id]) == wallet, "untouched")
+        let notFound = TallyError(.notFound, "you have no account 1", field: "args.id")
+        #expect(harness.error("accounts.get", ["id": wallet.id], as: "bo") == notFound)
+        #expect(harness.error("accounts.update", ["id": wallet.id, "name": "Mine"], as: "bo") == notFound)
+        #expect(harness.error("accounts.set_default", ["id": wallet.id], as: "bo") == notFound)
+        #expect(harness.error("accounts.delete", ["id": wallet.id], as: "bo") == notFound)
+        #expect(harness.error("accounts.get", ["id": 99])?.code == .notFound)
+        #expect(try harness.call("accounts.get", ["id": wallet.id]) == wallet, "untouched")
     }
 
     @Test func idsAreWholeNumbersFromOne() throws {
         let harness = try AccountsHarness()
         for command in ["accounts.get", "accounts.update", "accounts.delete", "accounts.set_default"] {
-            #expect(harness.error(command, ["owner": "ann"]) == TallyError(
-                .invalidArgument, "id is required (the id of one of the owner's accounts, such as 1)", field: "args.id"))
+            #expect(harness.error(command, [:]) == TallyError(
+                .invalidArgument, "id is required (the id of one of your accounts, such as 1)", field: "args.id"))
             for id in [0, "1", .number(1.5), -3] as [JSONValue] {
-                #expect(harness.error(command, ["owner": "ann", "id": id]) == TallyError(
+                #expect(harness.error(command, ["id": id]) == TallyError(
                     .invalidArgument, "id must be an account id: a whole number from 1", field: "args.id"), "\(command) \(id)")
             }
-            #expect(harness.error(command, ["id": 1])?.field == "args.owner")
+            #expect(harness.error(command, ["id": 1], as: nil)?.code == .unauthenticated)
         }
     }
 
@@ -32,19 +32,19 @@ import Testing
         let harness = try AccountsHarness()
         let wallet = try harness.create("Wallet", balance: "10.00")
         Thread.sleep(forTimeInterval: 0.005)
-        let renamed = try harness.call("accounts.update", ["owner": "ann", "id": wallet.id, "name": " Pocket ", "starting_balance": "-3.5"])
+        let renamed = try harness.call("accounts.update", ["id": wallet.id, "name": " Pocket ", "starting_balance": "-3.5"])
         #expect(renamed["name"] == "Pocket")
         #expect(renamed["starting_balance"] == "-3.50")
         #expect(renamed["currency"] == "USD")
         #expect(renamed["created_at"] == wallet["created_at"])
         #expect(renamed["updated_at"] != wallet["updated_at"])
-        #expect(try harness.call("accounts.get", ["owner": "ann", "id": wallet.id]) == renamed)
+        #expect(try harness.call("accounts.get", ["id": wallet.id]) == renamed)
 
         // Null is the same as leaving a field out.
-        let same = try harness.call("accounts.update", ["owner": "ann", "id": wallet.id, "name": .null, "is_default": false])
+        let same = try harness.call("accounts.update", ["id": wallet.id, "name": .null, "is_default": false])
         #expect(same == renamed, "nothing changed, so updated_at stays")
         // A new letter case of its own name is no clash.
-        #expect(try harness.call("accounts.update", ["owner": "ann", "id": wallet.id, "name": "POCKET"])["name"] == "POCKET")
+        #expect(try harness.call("accounts.update", ["id": wallet.id, "name": "POCKET"])["name"] == "POCKET")
     }
 
     @Test func updateValidatesAsCreateDoes() throws {
@@ -52,53 +52,53 @@ import Testing
         let wallet = try harness.create("Wallet")
         try harness.create("Bank")
         let id = wallet.id
-        #expect(harness.error("accounts.update", ["owner": "ann", "id": id]) == TallyError(
+        #expect(harness.error("accounts.update", ["id": id]) == TallyError(
             .invalidArgument, "accounts.update needs at least one of currency, is_default, name, starting_balance to change", field: "args"))
-        #expect(harness.error("accounts.update", ["owner": "ann", "id": id, "name": "bank"])?.code == .alreadyExists)
-        #expect(harness.error("accounts.update", ["owner": "ann", "id": id, "name": "  "], locale: "ja_JP") == TallyError(
+        #expect(harness.error("accounts.update", ["id": id, "name": "bank"])?.code == .alreadyExists)
+        #expect(harness.error("accounts.update", ["id": id, "name": "  "], locale: "ja_JP") == TallyError(
             .invalidArgument, "口座名と初期残高の両方を入力してください。", field: "args.name"))
-        #expect(harness.error("accounts.update", ["owner": "ann", "id": id, "starting_balance": ""], locale: "zh_CN") == TallyError(
+        #expect(harness.error("accounts.update", ["id": id, "starting_balance": ""], locale: "zh_CN") == TallyError(
             .invalidArgument, "请填写账户名称和初始余额。", field: "args.starting_balance"))
-        #expect(harness.error("accounts.update", ["owner": "ann", "id": id, "starting_balance": "1.001"])?.field == "args.starting_balance")
-        #expect(harness.error("accounts.update", ["owner": "ann", "id": id, "currency": "ZZZ"])?.field == "args.currency")
-        #expect(harness.error("accounts.update", ["owner": "ann", "id": id, "owner_id": "x"])?.field == "args.owner_id")
-        #expect(harness.error("accounts.update", ["owner": "ann", "id": id, "name": .string(String(repeating: "x", count: 26))])?.field == "args.name")
-        #expect(try harness.call("accounts.get", ["owner": "ann", "id": id]) == wallet, "no failed update changed anything")
+        #expect(harness.error("accounts.update", ["id": id, "starting_balance": "1.001"])?.field == "args.starting_balance")
+        #expect(harness.error("accounts.update", ["id": id, "currency": "ZZZ"])?.field == "args.currency")
+        #expect(harness.error("accounts.update", ["id": id, "owner_id": "x"])?.field == "args.owner_id")
+        #expect(harness.error("accounts.update", ["id": id, "name": .string(String(repeating: "x", count: 26))])?.field == "args.name")
+        #expect(try harness.call("accounts.get", ["id": id]) == wallet, "no failed update changed anything")
     }
 
     @Test func changingTheCurrencyKeepsTheBalancesDecimalValueWhenItFits() throws {
         let harness = try AccountsHarness()
         let cash = try harness.create("Cash", balance: "12.00")
         let id = cash.id
-        let yen = try harness.call("accounts.update", ["owner": "ann", "id": id, "currency": "jpy"])
+        let yen = try harness.call("accounts.update", ["id": id, "currency": "jpy"])
         #expect(yen["currency"] == "JPY")
         #expect(yen["starting_balance"] == "12")
-        let dinar = try harness.call("accounts.update", ["owner": "ann", "id": id, "currency": "BHD"])
+        let dinar = try harness.call("accounts.update", ["id": id, "currency": "BHD"])
         #expect(dinar["starting_balance"] == "12.000")
         // Both at once: the balance is read in the new currency.
-        let euro = try harness.call("accounts.update", ["owner": "ann", "id": id, "currency": "EUR", "starting_balance": "7.25"])
+        let euro = try harness.call("accounts.update", ["id": id, "currency": "EUR", "starting_balance": "7.25"])
         #expect(euro["starting_balance"] == "7.25")
-        #expect(harness.error("accounts.update", ["owner": "ann", "id": id, "currency": "JPY", "starting_balance": "7.25"]) == TallyError(
+        #expect(harness.error("accounts.update", ["id": id, "currency": "JPY", "starting_balance": "7.25"]) == TallyError(
             .invalidArgument, "starting_balance is over-precise: JPY amounts are whole numbers, and it has 2", field: "args.starting_balance"))
 
-        let precise = harness.error("accounts.update", ["owner": "ann", "id": id, "currency": "JPY"])
+        let precise = harness.error("accounts.update", ["id": id, "currency": "JPY"])
         #expect(precise == TallyError(
             .invalidArgument,
             "the starting balance 7.25 cannot be kept in JPY: JPY amounts are whole numbers; send a starting_balance in JPY with the new currency",
             field: "args.currency"))
         // Past what 64-bit minor units held, and kept exactly.
         let huge = try harness.create("Huge", balance: "9223372036854775807", currency: "JPY")
-        let dollars = try harness.call("accounts.update", ["owner": "ann", "id": huge.id, "currency": "USD"])
+        let dollars = try harness.call("accounts.update", ["id": huge.id, "currency": "USD"])
         #expect(dollars["starting_balance"] == "9223372036854775807.00")
-        #expect(try harness.call("accounts.get", ["owner": "ann", "id": id]) == euro)
+        #expect(try harness.call("accounts.get", ["id": id]) == euro)
     }
 
     @Test func deleteReturnsTheAccountAsItWasAndForgetsIt() throws {
         let harness = try AccountsHarness()
         let wallet = try harness.create("Wallet", isDefault: true)
-        #expect(try harness.call("accounts.delete", ["owner": "ann", "id": wallet.id]) == wallet)
-        #expect(harness.error("accounts.get", ["owner": "ann", "id": wallet.id])?.code == .notFound)
-        #expect(harness.error("accounts.delete", ["owner": "ann", "id": wallet.id])?.code == .notFound)
+        #expect(try harness.call("accounts.delete", ["id": wallet.id]) == wallet)
+        #expect(harness.error("accounts.get", ["id": wallet.id])?.code == .notFound)
+        #expect(harness.error("accounts.delete", ["id": wallet.id])?.code == .notFound)
         // The name is free again, and the id is never reused.
         #expect(try harness.create("Wallet")["id"] == 2)
     }

@@ -35,13 +35,13 @@ import Testing
         for (index, (name, balance, currency)) in edges.enumerated() {
             let created = try harness.create("Edge \(index)", balance: balance, currency: currency)
             #expect(created["starting_balance"]?.stringValue == balance, "\(name)")
-            #expect(try harness.call("accounts.get", ["owner": "ann", "id": created.id])["starting_balance"]?.stringValue == balance)
+            #expect(try harness.call("accounts.get", ["id": created.id])["starting_balance"]?.stringValue == balance)
         }
         // 23 characters is past the field, however small the number.
-        #expect(harness.error("accounts.create", ["owner": "ann", "name": "Long", "starting_balance": "0.000000000000000000001", "currency": "USD"])?.field == "args.starting_balance")
+        #expect(harness.error("accounts.create", ["name": "Long", "starting_balance": "0.000000000000000000001", "currency": "USD"])?.field == "args.starting_balance")
         // A yen balance that size still moves to dinars, three places more.
         let yen = try harness.create("Yen", balance: "9999999999999999999999", currency: "JPY")
-        let dinars = try harness.call("accounts.update", ["owner": "ann", "id": yen.id, "currency": "BHD"])
+        let dinars = try harness.call("accounts.update", ["id": yen.id, "currency": "BHD"])
         #expect(dinars["starting_balance"] == "9999999999999999999999.000")
     }
 
@@ -50,7 +50,7 @@ import Testing
         let wallet = try harness.create("Wallet", isDefault: true)
         #expect(FileManager.default.fileExists(atPath: harness.directory + "/accounts.sqlite"))
         let reopened = try harness.secondService()
-        #expect(try AccountsHarness.call(reopened, "accounts.get", ["owner": "ann", "id": 1]) == wallet)
+        #expect(try AccountsHarness.call(reopened, "accounts.get", ["id": 1]) == wallet)
     }
 
     @Test func rescalingKeepsTheDecimalValueOrRefuses() throws {
@@ -87,13 +87,13 @@ import Testing
         let harness = try AccountsHarness(prepare: { engine in _ = try engine.write { try $0.execute(Self.olderRelease) } })
         let steps = try harness.store.read { try Migrator.applied($0) }
         #expect(steps == ["accounts-v1", "accounts-v2-money128", "event-counter", "event-outbox", "idempotency-keys", "localized-strings-v1"])
-        let wallet = try harness.call("accounts.get", ["owner": "ann", "id": 1])
+        let wallet = try harness.call("accounts.get", ["id": 1])
         #expect(wallet["starting_balance"] == "1250.50")
         #expect(wallet["is_default"] == true)
         // The deleted account's id is not given out again, and events go on from where they were.
         let bank = try harness.create("Bank", balance: "100000000000000000000")
         #expect(bank["id"] == 3)
         #expect(try harness.store.events(after: 0, limit: 10).map(\.sequence) == [1, 2])
-        #expect(harness.error("accounts.create", ["owner": "ann", "name": "wallet", "starting_balance": "1", "currency": "USD"])?.code == .alreadyExists)
+        #expect(harness.error("accounts.create", ["name": "wallet", "starting_balance": "1", "currency": "USD"])?.code == .alreadyExists)
     }
 }

@@ -13,7 +13,7 @@ import Testing
         let harness = try AccountsHarness()
         var seen: [String: [String: JSONValue]] = [:]
         for (locale, language) in [("en_US", "en"), ("ja_JP", "ja"), ("zh-Hans-CN", "zh")] {
-            let list = try harness.call("accounts.strings", ["owner": "ann"], locale: locale)
+            let list = try harness.call("accounts.strings", [:], locale: locale)
             #expect(list["locale"] == .string(language))
             let strings = try #require(list["strings"]?.objectValue)
             #expect(strings.keys.sorted() == keys, "\(language)")
@@ -29,14 +29,14 @@ import Testing
 
     @Test func theLocaleArgumentOverridesTheRequestsAndUnknownLanguagesGetEnglish() throws {
         let harness = try AccountsHarness()
-        #expect(try harness.call("accounts.strings", ["owner": "ann", "locale": "ja"], locale: "en_US")["locale"] == "ja")
-        #expect(try harness.call("accounts.strings", ["owner": "ann", "locale": .null], locale: "zh_TW")["locale"] == "zh")
+        #expect(try harness.call("accounts.strings", ["locale": "ja"], locale: "en_US")["locale"] == "ja")
+        #expect(try harness.call("accounts.strings", ["locale": .null], locale: "zh_TW")["locale"] == "zh")
         for locale in ["fr_FR", "de", "x", "EN"] as [String?] + [nil] {
-            #expect(try harness.call("accounts.strings", ["owner": "ann"], locale: locale)["locale"] == "en", "\(locale ?? "none")")
+            #expect(try harness.call("accounts.strings", [:], locale: locale)["locale"] == "en", "\(locale ?? "none")")
         }
-        #expect(try harness.call("accounts.strings", ["owner": "ann"], locale: "JA_jp")["locale"] == "ja")
-        #expect(harness.error("accounts.strings", [:])?.field == "args.owner")
-        #expect(harness.error("accounts.strings", ["owner": "ann", "language": "ja"])?.field == "args.language")
-        #expect(harness.error("accounts.strings", ["owner": "ann", "locale": 5])?.field == "args.locale")
+        #expect(try harness.call("accounts.strings", [:], locale: "JA_jp")["locale"] == "ja")
+        #expect(harness.error("accounts.strings", [:], as: nil)?.code == .unauthenticated)
+        #expect(harness.error("accounts.strings", ["language": "ja"])?.field == "args.language")
+        #expect(harness.error("accounts.strings", ["locale": 5])?.field == "args.locale")
     }
 }

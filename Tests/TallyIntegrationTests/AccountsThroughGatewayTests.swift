@@ -7,48 +7,49 @@ import Testing
 /// The accounts service end to end: client → gateway → `tally worker accounts` processes sharing
 /// one `accounts.sqlite` → back.
 @Suite struct AccountsThroughGatewayTests {
-    private func wallet(_ name: String = "Wallet", owner: String = "ann", isDefault: Bool = false) -> JSONValue {
-        ["owner": .string(owner), "name": .string(name), "currency": "USD", "starting_balance": "1250.50", "is_default": .bool(isDefault)]
+    private func wallet(_ name: String = "Wallet", isDefault: Bool = false) -> JSONValue {
+        ["name": .string(name), "currency": "USD", "starting_balance": "1250.50", "is_default": .bool(isDefault)]
     }
 
     @Test func createListGetUpdateDelete() async throws {
         try await TallyStack.with(workers: ["accounts": 1]) { stack in
-            let client = try stack.client()
+            let client = try stack.signedIn("ann", userID: "2")
             let created = try await client.call("accounts.create", wallet(isDefault: true), id: "a-1", idempotencyKey: "create-1")
             #expect(created.id == "a-1")
             let account = try #require(created.result, "\(created)")
             #expect(account["name"] == "Wallet")
             #expect(account["starting_balance"] == "1250.50")
             #expect(account["is_default"] == true)
+            #expect(account["owner"] == "2", "kept under the caller's user id")
             let id = try #require(account["id"])
 
-            let yen = try await client.call("accounts.create", ["owner": "ann", "name": "Cash", "starting_balance": "3000"], locale: "ja_JP")
+            let yen = try await client.call("accounts.create", ["name": "Cash", "starting_balance": "3000"], locale: "ja_JP")
             #expect(yen.result?["currency"] == "JPY", "\(yen)")
 
-            let list = try await client.call("accounts.list", ["owner": "ann", "limit": 1])
+            let list = try await client.call("accounts.list", ["limit": 1])
             #expect(list.result?["accounts"]?.arrayValue?.map { $0["name"] } == ["Wallet"], "\(list)")
-            let rest = try await client.call("accounts.list", ["owner": "ann", "cursor": list.result?["next_cursor"] ?? .null])
+            let rest = try await client.call("accounts.list", ["cursor": list.result?["next_cursor"] ?? .null])
             #expect(rest.result?["accounts"]?.arrayValue?.map { $0["name"] } == ["Cash"], "\(rest)")
 
-            #expect(try await client.call("accounts.get", ["owner": "ann", "id": id]).result == account)
-            #expect(try await client.call("accounts.get", ["owner": "bo", "id": id]).error?.code == .notFound)
+            #expect(try await client.call("accounts.get", ["id": id]).result == account)
+            #expect(try await stack.signedIn("bo", userID: "3").call("accounts.get", ["id": id]).error?.code == .notFound)
 
-            let renamed = try await client.call("accounts.update", ["owner": "ann", "id": id, "name": "Pocket", "currency": "EUR"])
+            let renamed = try await client.call("accounts.update", ["id": id, "name": "Pocket", "currency": "EUR"])
             #expect(renamed.result?["name"] == "Pocket", "\(renamed)")
             #expect(renamed.result?["currency"] == "EUR")
             #expect(renamed.result?["starting_balance"] == "1250.50")
 
             let cashID = try #require(yen.result?["id"])
-            #expect(try await client.call("accounts.set_default", ["owner": "ann", "id": cashID]).result?["is_default"] == true)
-            #expect(try await client.call("accounts.get", ["owner": "ann", "id": id]).result?["is_default"] == false)
+            #expect(try await client.call("accounts.set_default", ["id": cashID]).result?["is_default"] == true)
+            #expect(try await client.call("accounts.get", ["id": id]).result?["is_default"] == false)
 
-            let deleted = try await client.call("accounts.delete", ["owner": "ann", "id": id])
+            let deleted = try await client.call("accounts.delete", ["id": id])
             #expect(deleted.result?["name"] == "Pocket", "\(deleted)")
-            #expect(try await client.call("accounts.get", ["owner": "ann", "id": id]).error?.code == .notFound)
+            #expect(try await client.call("accounts.get", ["id": id]).error?.code == .notFound)
 
             // The seed's error, in the envelope's language, naming the empty field.
             let blank = try await client.call(
-                "accounts.create", ["owner": "ann", "name": "Card", "starting_balance": " "], locale: "zh-Hans-CN")
+                "accounts.create", ["name": "Card", "starting_balance": " "], locale: "zh-Hans-CN")
             #expect(blank.error == TallyError(.invalidArgument, "请填写账户名称和初始余额。", field: "args.starting_balance"))
             let taken = try await client.call("accounts.create", wallet("CASH"))
             #expect(taken.error?.code == .alreadyExists, "\(taken)")
@@ -61,7 +62,7 @@ import Testing
             try stack.startWorker("accounts", concurrency: 2)
             try stack.startWorker("accounts", concurrency: 2)
             try await stack.waitForWorkers("accounts", count: 4)
-            let client = try stack.client(timeout: .seconds(20))
+            let client = try stack.signedIn("ann", timeout: .seconds(20))
             let clients = 10, perClient = 10
             let failures = try await withThrowingTaskGroup(of: [String].self) { group in
                 for task in 0..<clients {
@@ -79,7 +80,7 @@ import Testing
                 return try await group.reduce(into: []) { $0 += $1 }
             }
             #expect(failures.isEmpty, "\(failures.prefix(5))")
-            let accounts = try await allAccounts(client, owner: "ann")
+            let accounts = try await allAccounts(client)
             #expect(accounts.count == clients * perClient)
             #expect(Set(accounts.compactMap { $0["name"]?.stringValue }).count == clients * perClient)
             #expect(accounts.filter { $0["is_default"] == true }.count == 1, "one default, however the writes interleaved")
@@ -93,7 +94,7 @@ import Testing
             try stack.startWorker("accounts", concurrency: 2)
             try stack.startWorker("accounts", concurrency: 2)
             try await stack.waitForWorkers("accounts", count: 4)
-            let client = try stack.client(timeout: .seconds(20))
+            let client = try stack.signedIn("ann", timeout: .seconds(20))
             // The same request ten times at once, as impatient retries would send it, to four workers.
             let replies = try await withThrowingTaskGroup(of: Reply.self) { group in
                 for _ in 0..<10 {
@@ -103,7 +104,7 @@ import Testing
             }
             #expect(replies.filter { !$0.isOK }.isEmpty, "\(replies.filter { !$0.isOK })")
             #expect(Set(replies.compactMap { $0.result?["id"] }).count == 1, "every retry gets the one account")
-            #expect(try await allAccounts(client, owner: "ann").count == 1)
+            #expect(try await allAccounts(client).count == 1)
             // The key belongs to that request.
             let reused = try await client.call("accounts.create", wallet("Bank"), idempotencyKey: "retry-1")
             #expect(reused.error?.code == .failedPrecondition)
@@ -117,7 +118,7 @@ import Testing
             // Slower than the whole test: it is killed holding the request, whenever that is.
             let slow = try stack.startWorker("accounts", extraArguments: ["--handling-delay-ms", "120000"])
             try await slow.waitUntilReady()
-            let client = try stack.client(timeout: .seconds(90))
+            let client = try stack.signedIn("ann", timeout: .seconds(90))
             async let reply = client.call("accounts.create", wallet(), idempotencyKey: "dying-1")
             try await stack.waitUntil("the slow worker holds the create") {
                 (try? await stack.serviceStatus("accounts"))?["busy"]?.intValue == 1
@@ -129,7 +130,7 @@ import Testing
             #expect(stack.gateway.log.contains("re-dispatching"))
             let retry = try await client.call("accounts.create", wallet(), idempotencyKey: "dying-1")
             #expect(retry.result == answer.result)
-            #expect(try await allAccounts(client, owner: "ann").count == 1)
+            #expect(try await allAccounts(client).count == 1)
         }
     }
 
@@ -137,27 +138,27 @@ import Testing
         try await TallyStack.with() { stack in
             let first = try stack.startWorker("accounts")
             try await stack.waitForWorkers("accounts", count: 1)
-            let client = try stack.client(timeout: .seconds(10))
+            let client = try stack.signedIn("ann", timeout: .seconds(10))
             let created = try #require(try await client.call("accounts.create", wallet(isDefault: true)).result)
             await first.kill9()
 
             try stack.startWorker("accounts")
             try await stack.waitUntil("a fresh accounts worker answers") {
-                (try? await stack.client(timeout: .seconds(1)).call("accounts.list", ["owner": "ann"]))?.isOK == true
+                (try? await stack.signedIn("ann", timeout: .seconds(1)).call("accounts.list"))?.isOK == true
             }
             let id = try #require(created["id"])
-            #expect(try await client.call("accounts.get", ["owner": "ann", "id": id]).result == created)
+            #expect(try await client.call("accounts.get", ["id": id]).result == created)
             let second = try await client.call("accounts.create", wallet("Bank"))
             #expect(second.result?["id"] == 2, "ids go on from where the old worker left them")
         }
     }
 
-    /// Every account of `owner`, following `next_cursor`.
-    private func allAccounts(_ client: TallyClient, owner: String) async throws -> [JSONValue] {
+    /// Every account of the client's person, following `next_cursor`.
+    private func allAccounts(_ client: SignedInClient) async throws -> [JSONValue] {
         var accounts: [JSONValue] = []
         var cursor: JSONValue = .null
         repeat {
-            let page = try await client.call("accounts.list", ["owner": .string(owner), "limit": 100, "cursor": cursor])
+            let page = try await client.call("accounts.list", ["limit": 100, "cursor": cursor])
             let result = try #require(page.result, "\(page)")
             accounts += result["accounts"]?.arrayValue ?? []
             cursor = result["next_cursor"] ?? .null

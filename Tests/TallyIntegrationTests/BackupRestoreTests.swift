@@ -9,6 +9,7 @@ import Testing
     @Test func aBackupTakenUnderWriteLoadHoldsEveryWriteAcknowledgedBeforeItAndRestores() async throws {
         try await TallyStack.with(workers: ["accounts": 1]) { stack in
             let client = try stack.client(timeout: .seconds(30))
+            let ann = try stack.accessToken(for: "ann", lifetime: .seconds(3600))
             let acknowledged = Mutex<[String]>([])
             let stop = Mutex(false)
             let writer = Task {
@@ -16,8 +17,8 @@ import Testing
                 while !stop.withLock({ $0 }) {
                     index += 1
                     let name = "A\(index)"
-                    let args: JSONValue = ["owner": "ann", "name": .string(name), "starting_balance": "1.00", "currency": "USD"]
-                    if try await client.call("accounts.create", args, idempotencyKey: "backup-\(index)").isOK {
+                    let args: JSONValue = ["name": .string(name), "starting_balance": "1.00", "currency": "USD"]
+                    if try await client.call("accounts.create", args, idempotencyKey: "backup-\(index)", token: ann).isOK {
                         acknowledged.withLock { $0.append(name) }
                     }
                 }
@@ -51,7 +52,7 @@ import Testing
             var names: Set<String> = []
             var cursor: JSONValue = .null
             repeat {
-                let page = try await client.call("accounts.list", ["owner": "ann", "limit": 100, "cursor": cursor])
+                let page = try await client.call("accounts.list", ["limit": 100, "cursor": cursor], token: ann)
                 names.formUnion(page.result?["accounts"]?.arrayValue?.compactMap { $0["name"]?.stringValue } ?? [])
                 cursor = page.result?["next_cursor"] ?? .null
             } while cursor != .null

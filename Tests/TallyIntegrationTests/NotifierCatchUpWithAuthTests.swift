@@ -8,23 +8,22 @@ import Testing
 @Suite struct NotifierCatchUpWithAuthTests {
     @Test func eventsFromBeforeTheNotifierStartedArriveThroughAuthenticatedCatchUp() async throws {
         try await TallyStack.with(workers: ["identity": 1, "shopping": 1]) { stack in
-            let client = try stack.client(timeout: TallyStack.identityTimeout)
+            let ann = try await stack.signedUp("ann", timeout: TallyStack.identityTimeout)
             func call(_ command: String, _ args: JSONValue) async throws -> JSONValue {
-                let reply = try await client.call(command, args)
-                return try #require(reply.result, "\(command): \(reply)")
+                try await ann.result(command, args)
             }
             // Milk at 1.19, then dearer at 1.29, while no notifier runs: only catch-up can see it.
             for (name, price) in [("Last week", "1.19"), ("This week", "1.29")] {
-                let list = try await call("shopping.create_list", ["owner": "ann", "kind": "shopping", "name": .string(name), "currency": "EUR"])
-                let item = try await call("shopping.add_item", ["owner": "ann", "list_id": list["id"] ?? .null, "name": "Milk"])
+                let list = try await call("shopping.create_list", ["kind": "shopping", "name": .string(name), "currency": "EUR"])
+                let item = try await call("shopping.add_item", ["list_id": list["id"] ?? .null, "name": "Milk"])
                 _ = try await call(
                     "shopping.mark_purchased",
-                    ["owner": "ann", "list_id": list["id"] ?? .null, "item_id": item["item"]?["id"] ?? .null, "unit_price": .string(price)])
+                    ["list_id": list["id"] ?? .null, "item_id": item["item"]?["id"] ?? .null, "unit_price": .string(price)])
             }
             let notifier = try await stack.startNotifier()
             try await stack.waitUntil("the notifier has caught up and stored the price alert") {
-                let alerts = try? await client.call("alerts.list", ["after": 0])
-                return alerts?.result?["alerts"]?.arrayValue?.contains { $0["kind"] == "price_higher" } == true
+                let alerts = try? await ann.call("alerts.list", ["after": 0])
+                return alerts?.result?["alerts"]?.arrayValue?.contains { $0["kind"] == "price_higher" && $0["owner"] == .string(ann.userID) } == true
             }
             #expect(!notifier.log.contains("unauthenticated"), "\(notifier.log)")
         }

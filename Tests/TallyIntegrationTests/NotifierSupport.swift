@@ -26,12 +26,20 @@ extension TallyStack {
         return process
     }
 
-    /// Starts `tally watch --json` against this stack.
-    func startWatch(_ arguments: [String]) throws -> TallyProcess {
+    /// Starts `tally watch --json` against this stack, showing the alerts of the person `token`
+    /// names; without a token, of the login stored under `environment`'s `XDG_CONFIG_HOME` (as
+    /// `tally login` left it).
+    func startWatch(_ arguments: [String], token: String?, environment: [String: String] = [:]) throws -> TallyProcess {
         try launch(
             "watch",
-            ["watch", "--json", "--alerts-endpoint", alertsEndpoint, "--endpoint", frontend, "--timeout-ms", "1000"] + arguments)
+            ["watch", "--json", "--alerts-endpoint", alertsEndpoint, "--endpoint", frontend, "--timeout-ms", "1000"]
+                + (token.map { ["--token", $0] } ?? []) + arguments,
+            environment: environment)
     }
+
+    /// An access token of ann, whose user id in the events these tests publish is `ann`; it lasts
+    /// longer than any test.
+    func annToken() throws -> String { try accessToken(for: "ann", lifetime: .seconds(3600)) }
 
     /// Publishes events as a worker does: a PUB socket connected to the inlet, `[type, event JSON]`.
     func publish(_ events: [JSONValue]) async throws {
@@ -68,14 +76,14 @@ func watchedAlerts(_ process: TallyProcess) -> [JSONValue] {
 
 func sequences(_ alerts: [JSONValue]) -> [Int64] { alerts.compactMap { $0["sequence"]?.intValue } }
 
-/// A `shopping.price_changed` event as the shopping service publishes it.
-func priceChanged(_ sequence: Int64, item: String = "Milk", id: String? = nil, direction: String = "higher") -> JSONValue {
+/// A `shopping.price_changed` event as the shopping service publishes it, for `owner`'s purchase.
+func priceChanged(_ sequence: Int64, item: String = "Milk", id: String? = nil, direction: String = "higher", owner: String = "ann") -> JSONValue {
     [
         "specversion": "1.0", "id": .string(id ?? "evt-\(item.lowercased())-\(sequence)"), "source": "tally/shopping",
-        "type": "shopping.price_changed", "time": "2026-11-21T10:00:00.000Z", "subject": "ann/item-1",
+        "type": "shopping.price_changed", "time": "2026-11-21T10:00:00.000Z", "subject": .string("\(owner)/item-1"),
         "datacontenttype": "application/json", "sequence": .integer(sequence),
         "data": [
-            "owner": "ann", "item_name": .string(item), "price": "1.29", "previous_price": "1.19", "currency": "EUR",
+            "owner": .string(owner), "item_name": .string(item), "price": "1.29", "previous_price": "1.19", "currency": "EUR",
             "direction": .string(direction),
         ],
     ]

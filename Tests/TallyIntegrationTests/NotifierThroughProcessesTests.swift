@@ -9,7 +9,7 @@ import Testing
     @Test func oneEventGivesExactlyOneAlertAndADuplicateGivesNone() async throws {
         try await TallyStack.with() { stack in
             try await stack.startNotifier()
-            let watch = try stack.startWatch(["--since", "0"])
+            let watch = try stack.startWatch(["--since", "0"], token: try stack.annToken())
             try await stack.publish([priceChanged(1)])
             try await stack.waitUntil("the watch shows the alert") { watchedAlerts(watch).count >= 1 }
             let alert = watchedAlerts(watch)[0]
@@ -26,7 +26,7 @@ import Testing
             #expect(sequences(watchedAlerts(watch)) == [1, 2, 3], "\(stack.logs)")
             #expect(watchedAlerts(watch)[1]["event_id"] == "evt-bread-2")
 
-            let listed = try await stack.client().call("alerts.list", ["after": 0])
+            let listed = try await stack.client().call("alerts.list", ["after": 0], token: try stack.annToken())
             #expect(listed.result?["alerts"]?.arrayValue?.count == 3, "\(listed)")
             #expect(listed.result?["last_sequence"] == 3)
         }
@@ -38,7 +38,7 @@ import Testing
             let worker = try await stack.rawWorker("shopping", .reply(feed.answer))
             defer { Task { try? await worker.stop() } }
             var notifier = try await stack.startNotifier()
-            let watch = try stack.startWatch(["--since", "0"])
+            let watch = try stack.startWatch(["--since", "0"], token: try stack.annToken())
 
             feed.add(priceChanged(1))
             try await stack.publish([priceChanged(1)])
@@ -67,11 +67,11 @@ import Testing
             try await stack.startNotifier()
             try await stack.publish([priceChanged(1), priceChanged(2, item: "Bread", direction: "lower")])
             try await stack.waitUntil("two alerts stored") {
-                (try? await stack.client().call("alerts.list"))?.result?["last_sequence"] == 2
+                (try? await stack.client().call("alerts.list", token: try stack.annToken()))?.result?["last_sequence"] == 2
             }
-            let late = try stack.startWatch(["--since", "0"])
-            let onlyNew = try stack.startWatch([])
-            let filtered = try stack.startWatch(["--since", "0", "--topic", "alert.price_lower"])
+            let late = try stack.startWatch(["--since", "0"], token: try stack.annToken())
+            let onlyNew = try stack.startWatch([], token: try stack.annToken())
+            let filtered = try stack.startWatch(["--since", "0", "--topic", "alert.price_lower"], token: try stack.annToken())
             try await stack.waitUntil("the backlog is shown") { watchedAlerts(late).count >= 2 }
             try await stack.waitUntil("every watch knows where it starts") {
                 [late, onlyNew, filtered].allSatisfy { $0.log.contains("new alerts follow") }
@@ -91,6 +91,37 @@ import Testing
             late.signal(SIGINT)
             #expect(await late.waitForExit(timeout: .seconds(5)))
             #expect(late.exitStatus == 0, "\(late.log)")
+        }
+    }
+
+    @Test func aWatchShowsOnlyItsPersonsAlertsAndAnAdminAsksForEveryones() async throws {
+        try await TallyStack.with() { stack in
+            try await stack.startNotifier()
+            let anns = try stack.startWatch(["--since", "0"], token: try stack.annToken())
+            let olga = try stack.accessToken(for: "olga", roles: ["admin"], lifetime: .seconds(3600))
+            let everyones = try stack.startWatch(["--since", "0", "--all-owners"], token: olga)
+            try await stack.publish([
+                priceChanged(1, owner: "bo"), priceChanged(2, item: "Bread"), priceChanged(3, item: "Eggs", owner: "bo"),
+                priceChanged(4, item: "Tea"),
+            ])
+            // Tea, Ann's last, fences her watch: alerts are shown in order, so Bo's eggs would be there.
+            try await stack.waitUntil("both watches show tea") {
+                [anns, everyones].allSatisfy { watchedAlerts($0).contains { $0["event_id"] == "evt-tea-4" } }
+            }
+            #expect(sequences(watchedAlerts(anns)) == [2, 4], "\(anns.log)")
+            #expect(watchedAlerts(anns).allSatisfy { $0["owner"] == "ann" })
+            #expect(sequences(watchedAlerts(everyones)) == [1, 2, 3, 4], "\(everyones.log)")
+
+            // Everyone's alerts without the admin role, and no login at all: refused, said, exit 1.
+            let notAdmin = try stack.startWatch(["--since", "0", "--all-owners"], token: try stack.annToken())
+            let nobody = try stack.startWatch(
+                ["--since", "0"], token: nil, environment: ["XDG_CONFIG_HOME": stack.directory.appendingPathComponent("config-nobody").path])
+            for (watch, words) in [(notAdmin, "needs the role 'admin'"), (nobody, "log in first")] {
+                #expect(await watch.waitForExit(timeout: .seconds(30)), "\(watch.log)")
+                #expect(watch.exitStatus == 1, "\(watch.log)")
+                #expect(watch.log.contains(words), "\(watch.log)")
+                #expect(watchedAlerts(watch).isEmpty)
+            }
         }
     }
 

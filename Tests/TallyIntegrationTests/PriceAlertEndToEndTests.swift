@@ -10,26 +10,29 @@ import Testing
 /// week and sees exactly one alert; then cheaper bread, whose alert is the fence: the notifier
 /// handles events in sequence order, so once the bread alert is in, a duplicate milk alert would be too.
 @Suite struct PriceAlertEndToEndTests {
+    /// Ann, user id 2, shopping with her token.
     private struct Shopper {
-        let client: TallyClient
+        let ann: SignedInClient
+
+        init(_ stack: TallyStack, timeout: Duration) throws {
+            ann = try stack.signedIn("ann", userID: "2", timeout: timeout)
+        }
 
         @discardableResult
         func call(_ command: String, _ args: JSONValue, key: String? = nil) async throws -> JSONValue {
-            let reply = try await client.call(command, args, idempotencyKey: key)
-            return try #require(reply.result, "\(command): \(reply)")
+            try await ann.result(command, args, idempotencyKey: key)
         }
 
         /// A new shopping list with one item bought at `price`; returns the list id.
         @discardableResult
         func buy(_ item: String, at price: String, list: JSONValue, key: String? = nil) async throws -> JSONValue {
-            let added = try await call("shopping.add_item", ["owner": "ann", "list_id": list, "name": .string(item)])
+            let added = try await call("shopping.add_item", ["list_id": list, "name": .string(item)])
             let itemID = try #require(added["item"]?["id"])
-            return try await call(
-                "shopping.mark_purchased", ["owner": "ann", "list_id": list, "item_id": itemID, "unit_price": .string(price)], key: key)
+            return try await call("shopping.mark_purchased", ["list_id": list, "item_id": itemID, "unit_price": .string(price)], key: key)
         }
 
         func newList(_ name: String) async throws -> JSONValue {
-            let list = try await call("shopping.create_list", ["owner": "ann", "kind": "shopping", "name": .string(name), "currency": "EUR"])
+            let list = try await call("shopping.create_list", ["kind": "shopping", "name": .string(name), "currency": "EUR"])
             return try #require(list["id"])
         }
     }
@@ -49,15 +52,15 @@ import Testing
         let alerts = watchedAlerts(watch)
         #expect(alerts.map { $0["kind"] } == ["price_higher", "price_lower"], "\(alerts)\n\(stack.logs)")
         #expect(alerts.first?["text"] == "Milk cost more than last time: 1.29 EUR (was 1.19 EUR)")
-        #expect(alerts.first?["owner"] == "ann")
+        #expect(alerts.allSatisfy { $0["owner"] == "2" }, "ann's, by the user id shopping recorded in the event")
         #expect(sequences(alerts) == [1, 2])
     }
 
     @Test func milkDearerThanLastWeekGivesExactlyOneAlert() async throws {
         try await TallyStack.with(workers: ["shopping": 1, "identity": 1]) { stack in
             try await stack.startNotifier()
-            let watch = try stack.startWatch(["--since", "0"])
-            let shopper = Shopper(client: try stack.client(timeout: .seconds(10)))
+            let watch = try stack.startWatch(["--since", "0"], token: try stack.accessToken(for: "ann", userID: "2", lifetime: .seconds(3600)))
+            let shopper = try Shopper(stack, timeout: .seconds(10))
             try await lastWeek(shopper)
             let thisWeek = try await shopper.newList("This week")
             let milk = try await shopper.buy("Milk", at: "1.29", list: thisWeek)
@@ -70,8 +73,8 @@ import Testing
     @Test func theSameWithTheNotifierKilledAndRestartedInBetween() async throws {
         try await TallyStack.with(workers: ["shopping": 1, "identity": 1]) { stack in
             let notifier = try await stack.startNotifier()
-            let watch = try stack.startWatch(["--since", "0"])
-            let shopper = Shopper(client: try stack.client(timeout: .seconds(10)))
+            let watch = try stack.startWatch(["--since", "0"], token: try stack.accessToken(for: "ann", userID: "2", lifetime: .seconds(3600)))
+            let shopper = try Shopper(stack, timeout: .seconds(10))
             try await lastWeek(shopper)
             // The dearer milk is bought while no notifier runs: its publish reaches nobody.
             await notifier.kill9()
@@ -88,11 +91,11 @@ import Testing
             let first = try stack.startWorker("shopping")
             try await stack.waitForWorkers("shopping", count: 1)
             try await stack.startNotifier()
-            let watch = try stack.startWatch(["--since", "0"])
-            let shopper = Shopper(client: try stack.client(timeout: .seconds(20)))
+            let watch = try stack.startWatch(["--since", "0"], token: try stack.accessToken(for: "ann", userID: "2", lifetime: .seconds(3600)))
+            let shopper = try Shopper(stack, timeout: .seconds(20))
             try await lastWeek(shopper)
             let thisWeek = try await shopper.newList("This week")
-            let added = try await shopper.call("shopping.add_item", ["owner": "ann", "list_id": thisWeek, "name": "Milk"])
+            let added = try await shopper.call("shopping.add_item", ["list_id": thisWeek, "name": "Milk"])
             let milkID = try #require(added["item"]?["id"])
 
             // Swap in a worker that dies right after committing, before publishing or replying.
@@ -102,7 +105,7 @@ import Testing
                 (try? await stack.serviceStatus("shopping"))?["workers"]?.intValue == 1 && doomed.isRunning
             }
             async let bought = shopper.call(
-                "shopping.mark_purchased", ["owner": "ann", "list_id": thisWeek, "item_id": milkID, "unit_price": "1.29"],
+                "shopping.mark_purchased", ["list_id": thisWeek, "item_id": milkID, "unit_price": "1.29"],
                 key: "milk-this-week")
             #expect(await doomed.waitForExit(timeout: .seconds(10)), "the worker exits after its commit")
             try stack.startWorker("shopping")

@@ -9,7 +9,7 @@ import Testing
         let feed = FakeFeed()
         let (processor, published) = makeProcessor(store: store, feed: feed)
         processor.receive(priceEvent(sequence: 1))
-        #expect(published.messages.map(\.topic) == ["event.shopping.price_changed", "alert.price_higher"])
+        #expect(published.messages.map(\.topic) == ["event.shopping.price_changed", "alert.ann.price_higher"])
         #expect(feed.calls.isEmpty, "no hole, no catch-up")
     }
 

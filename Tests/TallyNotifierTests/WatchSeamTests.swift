@@ -3,8 +3,8 @@ import TallyProtocol
 import Testing
 
 @Suite struct WatchSeamTests {
-    private func alert(_ sequence: Int64, kind: String = "price_higher") -> Alert {
-        Alert(sequence: sequence, kind: kind, owner: "ann", text: "t\(sequence)", time: "t", source: "tally/shopping",
+    private func alert(_ sequence: Int64, kind: String = "price_higher", owner: String = "ann") -> Alert {
+        Alert(sequence: sequence, kind: kind, owner: owner, text: "t\(sequence)", time: "t", source: "tally/shopping",
               eventID: "e\(sequence)", data: [:])
     }
 
@@ -41,6 +41,23 @@ import Testing
         #expect(shown.map(\.sequence) == [2])
         #expect(seam.live(alert(3)) == .skip)
         #expect(seam.covered == 3)
+    }
+
+    /// A person's watch: their alerts have holes where other people's are (2 and 3 are bo's). A
+    /// jump is a fetch, whose page answers for every sequence up to its last_sequence; another
+    /// owner's alert that reaches it anyway is not shown.
+    @Test func anOwnersWatchFetchesOverOtherPeoplesAlertsAndShowsOnlyItsOwn() {
+        var seam = WatchSeam(since: 0, owner: "ann")
+        #expect(seam.apply(AlertPage(alerts: [alert(1)], lastSequence: 3, more: false)).map(\.sequence) == [1])
+        #expect(seam.covered == 3)
+        #expect(seam.live(alert(4)) == .show(alert(4)))
+        #expect(seam.live(alert(7)) == .fetch, "5 and 6 may be ann's")
+        let shown = seam.apply(AlertPage(alerts: [alert(7)], lastSequence: 8, more: false))
+        #expect(shown.map(\.sequence) == [7])
+        #expect(seam.covered == 8)
+        #expect(seam.live(alert(9, owner: "bo")) == .skip)
+        #expect(seam.covered == 9)
+        #expect(seam.apply(AlertPage(alerts: [alert(10, owner: "bo")], lastSequence: 10, more: false)).isEmpty)
     }
 
     @Test func pagesMoveCoveredToTheirLastAlert() {

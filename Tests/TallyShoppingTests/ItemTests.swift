@@ -8,7 +8,7 @@ import Testing
         let harness = try ShoppingHarness()
         let list = try harness.list("Saturday")
         let start = try harness.lastSequence()
-        let added = try harness.call("shopping.add_item", ["owner": "ann", "list_id": .integer(list), "name": " Oat milk ", "unit": "l"])
+        let added = try harness.call("shopping.add_item", ["list_id": .integer(list), "name": " Oat milk ", "unit": "l"])
         let item = try #require(added["item"])
         #expect(item["name"] == "Oat milk")
         #expect(item["planned_quantity"] == 1, "one by default")
@@ -19,13 +19,13 @@ import Testing
         let id = try #require(item["id"])
 
         let updated = try harness.call(
-            "shopping.update_item", ["owner": "ann", "list_id": .integer(list), "item_id": id, "planned_quantity": 4, "unit": "", "name": "Milk"])
+            "shopping.update_item", ["list_id": .integer(list), "item_id": id, "planned_quantity": 4, "unit": "", "name": "Milk"])
         #expect(updated["item"]?["planned_quantity"] == 4)
         #expect(updated["item"]?["unit"] == nil, "an empty unit removes it")
         #expect(updated["item"]?["name"] == "Milk")
         // Nothing to change: no event.
-        try harness.call("shopping.update_item", ["owner": "ann", "list_id": .integer(list), "item_id": id, "planned_quantity": 4])
-        let removed = try harness.call("shopping.remove_item", ["owner": "ann", "list_id": .integer(list), "item_id": id])
+        try harness.call("shopping.update_item", ["list_id": .integer(list), "item_id": id, "planned_quantity": 4])
+        let removed = try harness.call("shopping.remove_item", ["list_id": .integer(list), "item_id": id])
         #expect(removed["item"]?["name"] == "Milk")
         #expect(removed["list"]?["item_count"] == 0)
         #expect(try harness.types(after: start) == ["shopping.item_added", "shopping.item_updated", "shopping.item_removed"])
@@ -45,27 +45,29 @@ import Testing
         let start = try harness.lastSequence()
         let l: JSONValue = .integer(list), i: JSONValue = .integer(item)
         let cases: [(String, JSONValue, String, ErrorCode)] = [
-            ("shopping.add_item", ["owner": "ann", "list_id": l], "args.name", .invalidArgument),
-            ("shopping.add_item", ["owner": "ann", "list_id": l, "name": "Eggs", "planned_quantity": -1], "args.planned_quantity", .invalidArgument),
-            ("shopping.add_item", ["owner": "ann", "list_id": l, "name": "Eggs", "planned_quantity": 10001], "args.planned_quantity", .invalidArgument),
-            ("shopping.add_item", ["owner": "ann", "list_id": 999, "name": "Eggs"], "args.list_id", .notFound),
-            ("shopping.add_item", ["owner": "bo", "list_id": l, "name": "Eggs"], "args.list_id", .notFound),
-            ("shopping.update_item", ["owner": "ann", "list_id": l, "item_id": i], "args", .invalidArgument),
-            ("shopping.update_item", ["owner": "ann", "list_id": .integer(other), "item_id": i, "name": "X"], "args.item_id", .notFound),
-            ("shopping.update_item", ["owner": "ann", "list_id": l, "item_id": i, "purchased_quantity": "2"], "args.purchased_quantity", .invalidArgument),
-            ("shopping.remove_item", ["owner": "ann", "list_id": l, "item_id": 999], "args.item_id", .notFound),
-            ("shopping.mark_purchased", ["owner": "ann", "list_id": l, "item_id": i, "unit_price": "1.234"], "args.unit_price", .invalidArgument),
-            ("shopping.mark_purchased", ["owner": "ann", "list_id": l, "item_id": i, "unit_price": "-1"], "args.unit_price", .invalidArgument),
-            ("shopping.mark_purchased", ["owner": "ann", "list_id": .integer(template), "item_id": .integer(templateItem)], "args.list_id", .failedPrecondition),
-            ("shopping.set_price", ["owner": "ann", "list_id": l, "item_id": i], "args.unit_price", .invalidArgument),
-            ("shopping.set_price", ["owner": "ann", "list_id": .integer(template), "item_id": .integer(templateItem), "unit_price": "1"], "args.list_id", .failedPrecondition),
-            ("shopping.mark_unpurchased", ["owner": "ann", "list_id": .integer(template), "item_id": .integer(templateItem)], "args.list_id", .failedPrecondition),
+            ("shopping.add_item", ["list_id": l], "args.name", .invalidArgument),
+            ("shopping.add_item", ["list_id": l, "name": "Eggs", "planned_quantity": -1], "args.planned_quantity", .invalidArgument),
+            ("shopping.add_item", ["list_id": l, "name": "Eggs", "planned_quantity": 10001], "args.planned_quantity", .invalidArgument),
+            ("shopping.add_item", ["list_id": 999, "name": "Eggs"], "args.list_id", .notFound),
+            ("shopping.update_item", ["list_id": l, "item_id": i], "args", .invalidArgument),
+            ("shopping.update_item", ["list_id": .integer(other), "item_id": i, "name": "X"], "args.item_id", .notFound),
+            ("shopping.update_item", ["list_id": l, "item_id": i, "purchased_quantity": "2"], "args.purchased_quantity", .invalidArgument),
+            ("shopping.remove_item", ["list_id": l, "item_id": 999], "args.item_id", .notFound),
+            ("shopping.mark_purchased", ["list_id": l, "item_id": i, "unit_price": "1.234"], "args.unit_price", .invalidArgument),
+            ("shopping.mark_purchased", ["list_id": l, "item_id": i, "unit_price": "-1"], "args.unit_price", .invalidArgument),
+            ("shopping.mark_purchased", ["list_id": .integer(template), "item_id": .integer(templateItem)], "args.list_id", .failedPrecondition),
+            ("shopping.set_price", ["list_id": l, "item_id": i], "args.unit_price", .invalidArgument),
+            ("shopping.set_price", ["list_id": .integer(template), "item_id": .integer(templateItem), "unit_price": "1"], "args.list_id", .failedPrecondition),
+            ("shopping.mark_unpurchased", ["list_id": .integer(template), "item_id": .integer(templateItem)], "args.list_id", .failedPrecondition),
         ]
         for (command, args, field, code) in cases {
             let error = harness.error(command, args)
             #expect(error?.field == field, "\(command) \(args): \(String(describing: error))")
             #expect(error?.code == code, "\(command) \(args)")
         }
+        // Another person's list is as absent as one that does not exist.
+        #expect(harness.error("shopping.add_item", ["list_id": l, "name": "Eggs"], as: "bo") == TallyError(
+            .notFound, "you have no list \(list)", field: "args.list_id"))
         #expect(try harness.lastSequence() == start, "refused changes record nothing")
     }
 
@@ -81,11 +83,11 @@ import Testing
         #expect(bought["item"]?["line_total"] == "4.98")
         #expect(bought["list"]?["total"] == "5.28")
         // An unpurchased item with a price does not count.
-        try harness.call("shopping.set_price", ["owner": "ann", "list_id": .integer(list), "item_id": .integer(eggs), "unit_price": "0.35"])
+        try harness.call("shopping.set_price", ["list_id": .integer(list), "item_id": .integer(eggs), "unit_price": "0.35"])
         #expect(try harness.get(list, includePurchased: true)["total"] == "5.28")
         // Purchased without a price counts nothing until priced.
         #expect(try harness.buy(list, eggs)["list"]?["total"] == "9.48", "12 × 0.35 after all: the price set before buying is kept")
-        let unbought = try harness.call("shopping.mark_unpurchased", ["owner": "ann", "list_id": .integer(list), "item_id": .integer(bread)])
+        let unbought = try harness.call("shopping.mark_unpurchased", ["list_id": .integer(list), "item_id": .integer(bread)])
         #expect(unbought["item"]?["purchased_quantity"] == 0)
         #expect(unbought["item"]?["unit_price"] == "2.49", "the price is kept")
         #expect(unbought["list"]?["total"] == "4.50")
@@ -93,7 +95,7 @@ import Testing
         let yen = try harness.list("Tokyo", currency: "JPY")
         let rice = try harness.item(yen, "Rice", planned: 3)
         #expect(try harness.buy(yen, rice, price: "398")["list"]?["total"] == "1194")
-        #expect(harness.error("shopping.set_price", ["owner": "ann", "list_id": .integer(yen), "item_id": .integer(rice), "unit_price": "398.5"])?.field == "args.unit_price")
+        #expect(harness.error("shopping.set_price", ["list_id": .integer(yen), "item_id": .integer(rice), "unit_price": "398.5"])?.field == "args.unit_price")
         let dinar = try harness.list("Manama", currency: "BHD")
         let tea = try harness.item(dinar, "Tea", planned: 7)
         #expect(try harness.buy(dinar, tea, price: "0.125")["list"]?["total"] == "0.875")
@@ -104,7 +106,7 @@ import Testing
         let list = try harness.list("Yacht")
         let yacht = try harness.item(list, "Yacht", planned: 2)
         try harness.buy(list, yacht, price: "999999999999.99", quantity: 1)
-        let error = harness.error("shopping.update_item", ["owner": "ann", "list_id": .integer(list), "item_id": .integer(yacht), "purchased_quantity": 2])
+        let error = harness.error("shopping.update_item", ["list_id": .integer(list), "item_id": .integer(yacht), "purchased_quantity": 2])
         #expect(error?.code == .invalidArgument)
         #expect(error?.field == "args.purchased_quantity")
         #expect(try harness.get(list, includePurchased: true)["total"] == "999999999999.99")
@@ -126,8 +128,8 @@ import Testing
         #expect(again["item"]?["purchased_at"] == bought["item"]?["purchased_at"])
         // And again with nothing new: no event.
         try harness.buy(list, milk)
-        try harness.call("shopping.mark_unpurchased", ["owner": "ann", "list_id": .integer(list), "item_id": .integer(milk)])
-        try harness.call("shopping.mark_unpurchased", ["owner": "ann", "list_id": .integer(list), "item_id": .integer(milk)])
+        try harness.call("shopping.mark_unpurchased", ["list_id": .integer(list), "item_id": .integer(milk)])
+        try harness.call("shopping.mark_unpurchased", ["list_id": .integer(list), "item_id": .integer(milk)])
         #expect(try harness.types(after: start) == ["shopping.item_purchased", "shopping.item_updated", "shopping.item_unpurchased"])
         #expect(try harness.events().last?.data["item"]?["purchased"] == false)
     }

@@ -16,7 +16,7 @@ import Testing
         _ = eggs  // not bought: all 12 carried
         let start = try harness.lastSequence()
 
-        let second = try harness.call("shopping.create_list", ["owner": "ann", "kind": "shopping", "name": "Week 2", "currency": "EUR"])
+        let second = try harness.call("shopping.create_list", ["kind": "shopping", "name": "Week 2", "currency": "EUR"])
         let items = try #require(second["items"]?.arrayValue)
         #expect(items.map { $0["name"] } == ["Milk", "Eggs"])
         #expect(items.map { $0["planned_quantity"] } == [2, 12])
@@ -51,7 +51,7 @@ import Testing
         try harness.list("Monthly", kind: "template")
         #expect(try harness.types(after: start) == ["shopping.list_created"])
 
-        let next = try harness.call("shopping.create_list", ["owner": "ann", "kind": "shopping", "name": "Week 3", "from_template": .integer(weekly)])
+        let next = try harness.call("shopping.create_list", ["kind": "shopping", "name": "Week 3", "from_template": .integer(weekly)])
         // Milk from the template (2) plus one carried: one line of 3. Coffee from Week 2, which carried it.
         #expect(next.names == ["milk", "Bread", "Coffee"])
         #expect(next["items"]?.arrayValue?.map { $0["planned_quantity"] } == [3, 1, 1])
@@ -65,11 +65,11 @@ import Testing
         let milk = try harness.item(first, "Milk")
         try harness.buy(first, milk, price: "1.00")
         let start = try harness.lastSequence()
-        let second = try harness.call("shopping.create_list", ["owner": "ann", "kind": "shopping", "name": "Week 2", "currency": "EUR"])
+        let second = try harness.call("shopping.create_list", ["kind": "shopping", "name": "Week 2", "currency": "EUR"])
         #expect(second["carried_over"] == nil)
         #expect(try harness.types(after: start) == ["shopping.list_created"])
         // Other owners' lists never carry.
-        let bo = try harness.call("shopping.create_list", ["owner": "bo", "kind": "shopping", "name": "Mine", "currency": "EUR"])
+        let bo = try harness.call("shopping.create_list", ["kind": "shopping", "name": "Mine", "currency": "EUR"], as: "bo")
         #expect(bo["items"] == [])
     }
 
@@ -78,7 +78,7 @@ import Testing
         let first = try harness.list("Week 1")
         try harness.item(first, "Milk")
         try harness.preferences(["shopping_memory": false])
-        let second = try harness.call("shopping.create_list", ["owner": "ann", "kind": "shopping", "name": "Week 2", "currency": "EUR"])
+        let second = try harness.call("shopping.create_list", ["kind": "shopping", "name": "Week 2", "currency": "EUR"])
         #expect(second["items"] == [])
         #expect(second["carried_over"] == nil)
         #expect(try harness.types().contains("shopping.items_carried_over") == false)

@@ -38,7 +38,7 @@ import Testing
         let before = try harness.lastSequence()
         for command in ["shopping.set_price", "shopping.mark_purchased"] {
             let error = harness.error(
-                command, ["owner": "ann", "list_id": .integer(list), "item_id": .integer(yacht), "unit_price": .string(edge.pastLargest)])
+                command, ["list_id": .integer(list), "item_id": .integer(yacht), "unit_price": .string(edge.pastLargest)])
             #expect(error?.code == .invalidArgument, "\(command) \(edge.pastLargest)")
             #expect(error?.field == "args.unit_price")
             #expect(error?.message.contains("unit_price") == true, "\(String(describing: error?.message))")
@@ -61,7 +61,7 @@ import Testing
         // The smallest price more is one minor unit past it: refused, on the field that did it.
         let coin = try harness.item(list, "Coin")
         let error = harness.error(
-            "shopping.mark_purchased", ["owner": "ann", "list_id": .integer(list), "item_id": .integer(coin), "unit_price": .string(edge.smallest)])
+            "shopping.mark_purchased", ["list_id": .integer(list), "item_id": .integer(coin), "unit_price": .string(edge.smallest)])
         #expect(error?.code == .invalidArgument)
         #expect(error?.field == "args.unit_price")
         #expect(error?.message == "the list's total would pass \(edge.largest) \(edge.currency), the largest amount a list can total")
@@ -78,9 +78,9 @@ import Testing
         let edge = try #require(Self.edges.first { $0.currency == currency })
         let list = try harness.list("Gold", currency: currency)
         let gold = try harness.item(list, "Gold")
-        try harness.call("shopping.set_price", ["owner": "ann", "list_id": .integer(list), "item_id": .integer(gold), "unit_price": .string(edge.largest)])
+        try harness.call("shopping.set_price", ["list_id": .integer(list), "item_id": .integer(gold), "unit_price": .string(edge.largest)])
         let error = harness.error(
-            "shopping.mark_purchased", ["owner": "ann", "list_id": .integer(list), "item_id": .integer(gold), "purchased_quantity": 10_000])
+            "shopping.mark_purchased", ["list_id": .integer(list), "item_id": .integer(gold), "purchased_quantity": 10_000])
         #expect(error?.code == .invalidArgument)
         #expect(error?.field == "args.purchased_quantity")
         #expect(try harness.buy(list, gold, quantity: 1)["list"]?["total"]?.stringValue == edge.largest)

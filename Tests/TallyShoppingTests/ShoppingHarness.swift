@@ -7,6 +7,9 @@ import Testing
 
 /// A shopping service on a real SQLite file in a fresh temporary directory, called as a worker
 /// calls it, with results decoded as a client sees them. The directory goes with the harness.
+///
+/// Every call comes from a signed-in caller, `as` (by default "ann"), whose user id is that name,
+/// as the authentication middleware would set it: lists are the caller's own.
 final class ShoppingHarness: Sendable {
     private let temporary = TemporaryDirectory(prefix: "tally-shopping")
     let service: ShoppingService
@@ -31,14 +34,18 @@ final class ShoppingHarness: Sendable {
         _ = try store.engine.write { try $0.execute(sql) }
     }
 
+    /// The caller a call comes from: the person `name`, with that as their user id.
+    static func caller(_ name: String) -> Caller { Caller(userID: name, username: name) }
+
     @discardableResult
-    func call(_ command: String, _ args: JSONValue, locale: String? = nil, key: String? = nil) throws -> JSONValue {
-        try ServiceHarness(service).call(command, args, locale: locale, idempotencyKey: key)
+    func call(_ command: String, _ args: JSONValue, as owner: String = "ann", locale: String? = nil, key: String? = nil) throws -> JSONValue {
+        try ServiceHarness(service).call(command, args, locale: locale, idempotencyKey: key, caller: Self.caller(owner))
     }
 
     /// The error `command` refuses `args` with, or nil (and a recorded issue) if it succeeds.
-    func error(_ command: String, _ args: JSONValue, locale: String? = nil, key: String? = nil) -> TallyError? {
-        let error = ServiceHarness(service).error(command, args, locale: locale, idempotencyKey: key)
+    /// `owner` nil sends no caller at all.
+    func error(_ command: String, _ args: JSONValue, as owner: String? = "ann", locale: String? = nil, key: String? = nil) -> TallyError? {
+        let error = ServiceHarness(service).error(command, args, locale: locale, idempotencyKey: key, caller: owner.map(Self.caller))
         if error == nil { Issue.record("\(command) \(args) succeeded") }
         return error
     }
@@ -46,37 +53,35 @@ final class ShoppingHarness: Sendable {
     /// A new list for ann (EUR unless given); returns its id.
     @discardableResult
     func list(_ name: String, kind: String = "shopping", currency: String = "EUR", from template: Int64? = nil, owner: String = "ann") throws -> Int64 {
-        var args: [String: JSONValue] = ["owner": .string(owner), "kind": .string(kind), "name": .string(name), "currency": .string(currency)]
+        var args: [String: JSONValue] = ["kind": .string(kind), "name": .string(name), "currency": .string(currency)]
         if let template { args["from_template"] = .integer(template) }
-        return try #require(call("shopping.create_list", .object(args))["id"]?.intValue)
+        return try #require(call("shopping.create_list", .object(args), as: owner)["id"]?.intValue)
     }
 
     /// Adds an item and returns its id.
     @discardableResult
     func item(_ list: Int64, _ name: String, planned: Int64 = 1, unit: String? = nil, owner: String = "ann") throws -> Int64 {
-        var args: [String: JSONValue] = ["owner": .string(owner), "list_id": .integer(list), "name": .string(name), "planned_quantity": .integer(planned)]
+        var args: [String: JSONValue] = ["list_id": .integer(list), "name": .string(name), "planned_quantity": .integer(planned)]
         if let unit { args["unit"] = .string(unit) }
-        return try #require(call("shopping.add_item", .object(args))["item"]?["id"]?.intValue)
+        return try #require(call("shopping.add_item", .object(args), as: owner)["item"]?["id"]?.intValue)
     }
 
     @discardableResult
     func buy(_ list: Int64, _ item: Int64, price: String? = nil, quantity: Int64? = nil, owner: String = "ann") throws -> JSONValue {
-        var args: [String: JSONValue] = ["owner": .string(owner), "list_id": .integer(list), "item_id": .integer(item)]
+        var args: [String: JSONValue] = ["list_id": .integer(list), "item_id": .integer(item)]
         if let price { args["unit_price"] = .string(price) }
         if let quantity { args["purchased_quantity"] = .integer(quantity) }
-        return try call("shopping.mark_purchased", .object(args))
+        return try call("shopping.mark_purchased", .object(args), as: owner)
     }
 
     func get(_ list: Int64, includePurchased: Bool? = nil, owner: String = "ann") throws -> JSONValue {
-        var args: [String: JSONValue] = ["owner": .string(owner), "list_id": .integer(list)]
+        var args: [String: JSONValue] = ["list_id": .integer(list)]
         if let includePurchased { args["include_purchased"] = .bool(includePurchased) }
-        return try call("shopping.get_list", .object(args))
+        return try call("shopping.get_list", .object(args), as: owner)
     }
 
     func preferences(_ values: JSONValue, owner: String = "ann") throws {
-        var args = values.objectValue ?? [:]
-        args["owner"] = .string(owner)
-        try call("shopping.set_preferences", .object(args))
+        try call("shopping.set_preferences", values, as: owner)
     }
 
     /// Every event recorded so far, checked to be numbered 1, 2, 3, ... without gaps.

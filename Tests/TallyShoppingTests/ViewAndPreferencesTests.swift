@@ -27,7 +27,7 @@ import Testing
         #expect(all["hidden_items"] == 0)
         #expect(try harness.count("SELECT COUNT(*) FROM shopping_item") == 2, "stored all along")
         #expect(try harness.types(after: start) == ["shopping.item_purchased"], "opening records no event")
-        #expect(harness.error("shopping.get_list", ["owner": "ann", "list_id": .integer(list), "include_purchased": "yes"])?.field == "args.include_purchased")
+        #expect(harness.error("shopping.get_list", ["list_id": .integer(list), "include_purchased": "yes"])?.field == "args.include_purchased")
     }
 
     @Test func turnedOffShowsEverything() throws {
@@ -41,21 +41,21 @@ import Testing
 
     @Test func preferencesDefaultOnAndChangeOneAtATime() throws {
         let harness = try ShoppingHarness()
-        let defaults = try harness.call("shopping.get_preferences", ["owner": "ann"])
+        let defaults = try harness.call("shopping.get_preferences", [:])
         #expect(defaults == ["owner": "ann", "shopping_memory": true, "price_comparison": true, "auto_remove_purchased": true])
-        let set = try harness.call("shopping.set_preferences", ["owner": "ann", "price_comparison": false])
+        let set = try harness.call("shopping.set_preferences", ["price_comparison": false])
         #expect(set == ["owner": "ann", "shopping_memory": true, "price_comparison": false, "auto_remove_purchased": true])
-        #expect(try harness.call("shopping.get_preferences", ["owner": "ann"]) == set)
-        #expect(try harness.call("shopping.get_preferences", ["owner": "bo"])["price_comparison"] == true, "per owner")
+        #expect(try harness.call("shopping.get_preferences", [:]) == set)
+        #expect(try harness.call("shopping.get_preferences", [:], as: "bo")["price_comparison"] == true, "per owner")
         // Setting the same again changes nothing and records nothing.
-        try harness.call("shopping.set_preferences", ["owner": "ann", "price_comparison": false, "shopping_memory": true])
+        try harness.call("shopping.set_preferences", ["price_comparison": false, "shopping_memory": true])
         #expect(try harness.types() == ["shopping.preferences_changed"])
         let event = try #require(try harness.events().first)
         #expect(event.subject == "ann/preferences")
         #expect(event.data == ["owner": "ann", "shopping_memory": true, "price_comparison": false, "auto_remove_purchased": true, "changed": ["price_comparison"]])
-        #expect(harness.error("shopping.set_preferences", ["owner": "ann"])?.field == "args")
-        #expect(harness.error("shopping.set_preferences", ["owner": "ann", "shopping_memory": "off"])?.field == "args.shopping_memory")
-        #expect(harness.error("shopping.set_preferences", ["owner": "ann", "dark_mode": true])?.field == "args.dark_mode")
+        #expect(harness.error("shopping.set_preferences", [:])?.field == "args")
+        #expect(harness.error("shopping.set_preferences", ["shopping_memory": "off"])?.field == "args.shopping_memory")
+        #expect(harness.error("shopping.set_preferences", ["dark_mode": true])?.field == "args.dark_mode")
     }
 
     @Test func priceHistoryNewestFirst() throws {
@@ -70,7 +70,7 @@ import Testing
         try harness.buy(dollars, try harness.item(dollars, "milk"), price: "2.10")
         try harness.buy(dollars, try harness.item(dollars, "Bread"), price: "3.00")
 
-        let history = try harness.call("shopping.price_history", ["owner": "ann", "name": "milk"])
+        let history = try harness.call("shopping.price_history", ["name": "milk"])
         let purchases = try #require(history["purchases"]?.arrayValue)
         #expect(purchases.map { $0["price"] } == ["2.10", "1.29", "1.19"])
         #expect(purchases.map { $0["currency"] } == ["USD", "EUR", "EUR"])
@@ -78,12 +78,12 @@ import Testing
         #expect(purchases[1]["name"] == "MILK")
         #expect(purchases[2]["quantity"] == 2)
         #expect(purchases[0]["purchased_at"] != nil)
-        let euros = try harness.call("shopping.price_history", ["owner": "ann", "name": "Milk", "currency": "EUR", "limit": 1])
+        let euros = try harness.call("shopping.price_history", ["name": "Milk", "currency": "EUR", "limit": 1])
         #expect(euros["purchases"]?.arrayValue?.map { $0["price"] } == ["1.29"])
-        #expect(try harness.call("shopping.price_history", ["owner": "bo", "name": "milk"])["purchases"] == [])
-        #expect(harness.error("shopping.price_history", ["owner": "ann"])?.field == "args.name")
+        #expect(try harness.call("shopping.price_history", ["name": "milk"], as: "bo")["purchases"] == [])
+        #expect(harness.error("shopping.price_history", [:])?.field == "args.name")
         // Unbuying takes a purchase out of the history.
-        try harness.call("shopping.mark_unpurchased", ["owner": "ann", "list_id": .integer(second), "item_id": .integer(milk2)])
-        #expect(try harness.call("shopping.price_history", ["owner": "ann", "name": "milk", "currency": "EUR"])["purchases"]?.arrayValue?.count == 1)
+        try harness.call("shopping.mark_unpurchased", ["list_id": .integer(second), "item_id": .integer(milk2)])
+        #expect(try harness.call("shopping.price_history", ["name": "milk", "currency": "EUR"])["purchases"]?.arrayValue?.count == 1)
     }
 }
