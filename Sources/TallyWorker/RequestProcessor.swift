@@ -49,7 +49,7 @@ public struct RequestProcessor: Sendable {
             envelope = try Envelope.decode(frame)
         } catch {
             let id = EnvelopeHead.recoverID(from: frame)
-            return (id, nil, (error as? TallyError)?.code ?? .invalidArgument, Reply.failure(id: id, error: error))
+            return (id, nil, error.code, Reply.failure(id: id, error: error))
         }
         let (error, reply) = outcome(of: envelope)
         return (envelope.id, envelope.command, error, reply)
