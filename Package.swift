@@ -25,6 +25,8 @@ let package = Package(
         .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift.git", from: "0.2.0"),
         .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
         .package(url: "https://github.com/apple/swift-crypto.git", from: "3.12.3"),
+        .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
     ],
     targets: [
         // libzmq, found through pkg-config; Debian/Ubuntu ship it as libzmq3-dev.
@@ -39,8 +41,15 @@ let package = Package(
         ]),
         // A process's lifecycle as its supervisor sees it: readiness and status through sd_notify.
         .target(name: "TallyLifecycle"),
-        // What operators see of a process: logs as text or JSON lines, metrics.
-        .target(name: "TallyObservability", dependencies: [.product(name: "Logging", package: "swift-log")]),
+        // What operators see of a process: logs as text or JSON lines, metrics in Prometheus' text
+        // format and readiness over HTTP (a ZMQ_STREAM socket on a thread of its own).
+        .target(name: "TallyObservability", dependencies: [
+            "ZeroMQ", "TallyLifecycle",
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "Metrics", package: "swift-metrics"),
+            .product(name: "Prometheus", package: "swift-prometheus"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+        ]),
         // The wire contract: envelopes, replies, error codes, JSON values, 7/MDP frames, the command catalog.
         .target(name: "TallyProtocol"),
         // Exact money: decimal parsing, minor units per currency, allocation, rounding.
@@ -50,12 +59,14 @@ let package = Package(
         .target(name: "TallyStorage", dependencies: [
             "TallyProtocol",
             .product(name: "GRDB", package: "GRDB.swift"),
+            .product(name: "Metrics", package: "swift-metrics"),
         ]),
         // The worker runtime: an MDP worker per thread that dispatches commands to a service's handlers.
         .target(name: "TallyWorker", dependencies: [
             "ZeroMQ", "TallyProtocol", "TallyStorage", "TallyLifecycle",
             .product(name: "DequeModule", package: "swift-collections"),
             .product(name: "Logging", package: "swift-log"),
+            .product(name: "Metrics", package: "swift-metrics"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ], swiftSettings: faultInjection),
         // Who is asking: Ed25519-signed access tokens (a minimal JWS), the key files they are signed
@@ -90,6 +101,7 @@ let package = Package(
         .target(name: "TallyGateway", dependencies: [
             "ZeroMQ", "TallyProtocol", "TallyLifecycle",
             .product(name: "Logging", package: "swift-log"),
+            .product(name: "Metrics", package: "swift-metrics"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             .product(name: "DequeModule", package: "swift-collections"),
             .product(name: "HeapModule", package: "swift-collections"),
@@ -101,6 +113,7 @@ let package = Package(
         .target(name: "TallyNotifier", dependencies: [
             "ZeroMQ", "TallyProtocol", "TallyStorage", "TallyWorker", "TallyClient", "TallyLifecycle",
             .product(name: "Logging", package: "swift-log"),
+            .product(name: "Metrics", package: "swift-metrics"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),
         // Every service Tally ships, in one place: the handlers workers run, and the command catalog
@@ -113,7 +126,9 @@ let package = Package(
         .target(name: "TallyCLI", dependencies: [
             "ZeroMQ", "TallyProtocol", "TallyWorker", "TallyGateway", "TallyClient", "TallyCatalog",
             "TallyCurrency", "TallyMoney", "TallyNotifier", "TallyLifecycle", "TallyStorage", "TallyAuth", "TallyIdentity",
+            "TallyObservability",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            .product(name: "Prometheus", package: "swift-prometheus"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ], swiftSettings: faultInjection),
@@ -156,7 +171,9 @@ let package = Package(
         .testTarget(name: "TallyIdentityTests", dependencies: [
             "TallyIdentity", "TallyAuth", "TallyProtocol", "TallyStorage", "TallyTesting",
         ]),
-        .testTarget(name: "TallyIntegrationTests", dependencies: ["TallyTesting", "TallyClient", "TallyProtocol", "ZeroMQ", "TallyAuth"]),
+        .testTarget(name: "TallyIntegrationTests", dependencies: [
+            "TallyTesting", "TallyClient", "TallyProtocol", "ZeroMQ", "TallyAuth", "TallyObservability",
+        ]),
         .testTarget(name: "ContractTests", dependencies: ["TallyProtocol", "TallyTesting", "TallyCatalog", "TallyAuth", "ZeroMQ"], exclude: ["validate.py"]),
     ]
 )

@@ -1,9 +1,12 @@
 import ArgumentParser
 import Foundation
 import Logging
+import Prometheus
 import ServiceLifecycle
+import Synchronization
 import TallyClient
 import TallyLifecycle
+import TallyObservability
 import TallyProtocol
 import UnixSignals
 
@@ -12,31 +15,70 @@ struct ProcessOptions: ParsableArguments {
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical. Env: TALLY_LOG_LEVEL.")
     var logLevel: String = EnvironmentDefaults.logLevel
 
+    @Option(help: "Log format: text (for people) or json (one object per line, for log shippers). Env: TALLY_LOG_FORMAT.")
+    var logFormat: LogFormat = EnvironmentDefaults.logFormat
+
+    @Option(
+        help: """
+            Serve GET /metrics (Prometheus) and GET /ready over HTTP on HOST:PORT, e.g. 0.0.0.0:9464; 'off' serves \
+            nothing (the default). Env: TALLY_METRICS_ADDRESS.
+            """)
+    var metrics: String = EnvironmentDefaults.metricsAddress
+
     @Option(help: .hidden)
     var parentPid: Int32?
+
+    enum LogFormat: String, ExpressibleByArgument, Sendable {
+        case text, json
+    }
 
     func validate() throws {
         guard Logger.Level(rawValue: logLevel) != nil else {
             throw ValidationError("--log-level must be one of trace, debug, info, notice, warning, error, critical")
         }
+        guard metrics == "off" || HTTPAddress(metrics) != nil else {
+            throw ValidationError("--metrics must be HOST:PORT (e.g. 0.0.0.0:9464) or off")
+        }
     }
 
-    /// Sets up swift-log once per process (stderr, one line per entry) and returns a logger.
+    /// Where metrics are served, or nil when they are off.
+    var metricsAddress: HTTPAddress? { metrics == "off" ? nil : HTTPAddress(metrics) }
+
+    /// Sets up swift-log once per process (stderr, one line or JSON object per entry) and, with
+    /// `--metrics`, swift-metrics with the Prometheus registry `runServices` serves; returns a
+    /// logger. Call it first, before anything makes a metric.
     func bootstrap(label: String) -> Logger {
         let level = Logger.Level(rawValue: logLevel) ?? .info
+        let format = logFormat
         LoggingSystem.bootstrap { label in
-            var handler = StreamLogHandler.standardError(label: label)
-            handler.logLevel = level
-            return handler
+            switch format {
+            case .text:
+                var handler = StreamLogHandler.standardError(label: label)
+                handler.logLevel = level
+                return handler
+            case .json:
+                var handler = JSONLogHandler(label: label)
+                handler.logLevel = level
+                return handler
+            }
+        }
+        if metricsAddress != nil {
+            Self.registry.withLock { $0 = PrometheusExport.bootstrap() }
         }
         return Logger(label: label)
     }
+
+    /// The registry `bootstrap` made, for `runServices` to serve.
+    private static let registry = Mutex<PrometheusCollectorRegistry?>(nil)
 
     /// Runs `services` until SIGTERM or SIGINT, shutting them down gracefully. When started by a
     /// supervisor (`tally up`, or a test), also stops if that parent goes away, so no process is
     /// ever left behind. `readiness` (sd_notify) hears when shutdown begins.
     func runServices(_ services: [any Service], readiness: Readiness? = nil, logger: Logger) async throws {
         var configured = services.map { ServiceGroupConfiguration.ServiceConfiguration(service: $0) }
+        if let address = metricsAddress, let registry = Self.registry.withLock({ $0 }) {
+            configured.append(.init(service: MetricsEndpoint(address: address, registry: registry, logger: logger)))
+        }
         if let readiness {
             configured.append(.init(service: ShutdownAnnouncer(readiness: readiness), successTerminationBehavior: .ignore))
         }

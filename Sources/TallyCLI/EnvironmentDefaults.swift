@@ -28,6 +28,8 @@ enum EnvironmentDefaults {
     static var eventsEndpoint: String { string("TALLY_EVENTS_ENDPOINT", "tcp://127.0.0.1:5557") }
     static var dataDirectory: String { string("TALLY_DATA_DIR", "./.tally") }
     static var logLevel: String { string("TALLY_LOG_LEVEL", "info") }
+    static var logFormat: ProcessOptions.LogFormat { ProcessOptions.LogFormat(rawValue: string("TALLY_LOG_FORMAT", "text")) ?? .text }
+    static var metricsAddress: String { string("TALLY_METRICS_ADDRESS", "off") }
     /// MDP workers (threads) per worker process: one per core.
     static var concurrency: Int { int("TALLY_WORKER_CONCURRENCY", ProcessInfo.processInfo.activeProcessorCount) }
     static var capacity: Int { int("TALLY_WORKER_CAPACITY", 16) }

@@ -45,7 +45,12 @@ struct UpCommand: AsyncParsableCommand {
         let logger = process.bootstrap(label: "tally.up")
         try FileManager.default.createDirectory(atPath: dataDir, withIntermediateDirectories: true)
         try UpBootstrap(dataDirectory: dataDir, passwordHashing: passwordHashing.parameters, logger: logger).run(admin: admin ?? EnvironmentDefaults.adminUser)
-        let shared = heartbeat.arguments + ["--log-level", process.logLevel]
+        // Children share the log settings; none serves metrics (they would all want one port):
+        // run the processes apart (compose, systemd) to scrape each, or give `tally up` itself
+        // --metrics for its /ready, which says when every child is ready.
+        let shared = heartbeat.arguments + [
+            "--log-level", process.logLevel, "--log-format", process.logFormat.rawValue, "--metrics", "off",
+        ]
         var children = [ChildSpec(name: "gateway", arguments: ["gateway", "--frontend", frontend, "--backend", backend] + shared)]
         for service in ServiceCatalog.all {
             let own = service == "identity" ? ["--password-cost", "\(passwordHashing.passwordCost)"] : []

@@ -1,6 +1,7 @@
 import DequeModule
 import Foundation
 import Logging
+import Metrics
 import TallyProtocol
 
 /// How the broker puts frames on the wire, never waiting: a full peer and a gone one are told
@@ -42,6 +43,7 @@ final class Broker {
     private(set) var isDraining = false
     /// Services whose 7/MDP requests carry a Tally JSON envelope: the catalog's and the gateway's.
     private let tallyServices: Set<String>
+    private let metrics: GatewayMetrics
 
     /// How often held replies are tried again while a client's queue stays full.
     static let heldReplyRetry = Duration.milliseconds(1)
@@ -54,6 +56,7 @@ final class Broker {
         heartbeatAt = startedAt + configuration.heartbeatInterval
         held = HeldReplies(limit: configuration.maximumHeldReplies)
         tallyServices = configuration.catalog.workerServices.union(CommandCatalog.gatewayServices)
+        metrics = GatewayMetrics(catalog: configuration.catalog)
         for name in configuration.catalog.workerServices { services[name] = ServiceRecord(name: name) }
     }
 
@@ -179,6 +182,7 @@ final class Broker {
                 .resourceExhausted,
                 "\(configuration.maximumQueueDepth) \(service) requests are already waiting for a worker; retry later"))
             services[service]!.record(error: true)
+            metrics.command(command, of: service).record(outcome: ErrorCode.resourceExhausted.rawValue, duration: nil)
             return
         }
         let request = PendingRequest(
@@ -217,6 +221,7 @@ final class Broker {
             workers[identity] = WorkerRecord(identity: identity, service: service, capacity: capacity, expiry: now + configuration.workerExpiry)
             services[service, default: ServiceRecord(name: service)].liveWorkers += 1
             services[service]!.members.append(identity)
+            metrics.service(service).liveWorkers.record(services[service]!.liveWorkers)
             logger.info("worker joined", metadata: ["service": "\(service)", "workers": "\(services[service]!.liveWorkers)"])
             dispatch(service)
             // Acknowledge at once (any broker message says "registered"), so the worker can report
@@ -240,6 +245,10 @@ final class Broker {
                 let handling = now - (request.dispatchedAt ?? now)
                 let isError = request.repliesAreTallyJSON && (body.first.map(Broker.isErrorReply) ?? true)
                 services[worker.service]!.record(served: handling, error: isError)
+                metrics.command(request.command, of: request.service).record(
+                    outcome: isError ? "error" : "ok", duration: now - request.acceptedAt)
+                logger.debug(
+                    "answered", metadata: ["request_id": "\(request.envelopeID ?? "")", "command": "\(request.label)", "ok": "\(!isError)"])
             } else {
                 logger.debug("dropped a reply for a request already answered", metadata: ["service": "\(worker.service)"])
             }
@@ -258,6 +267,7 @@ final class Broker {
     /// first, and of those the one that has waited longest.
     private func dispatch(_ serviceName: String) {
         let now = clock.now
+        defer { if let depth = services[serviceName]?.queue.count { metrics.service(serviceName).queueDepth.record(depth) } }
         while let requestID = services[serviceName]?.queue.first {
             guard let body = requests[requestID]?.body else {
                 services[serviceName]!.queue.removeFirst()  // answered already (deadline)
@@ -305,6 +315,7 @@ final class Broker {
         if notify { _ = transport.sendToWorker([identity] + Majordomo.BrokerMessage.disconnect.frames) }
         services[worker.service]!.liveWorkers -= 1
         services[worker.service]!.members.removeAll { $0 == identity }
+        metrics.service(worker.service).liveWorkers.record(services[worker.service]!.liveWorkers)
         logger.info("worker left", metadata: ["service": "\(worker.service)", "reason": "\(reason)"])
         // Put back in their original order, ahead of everything queued since.
         for requestID in worker.held.reversed() {
@@ -312,7 +323,10 @@ final class Broker {
             request.worker = nil
             request.dispatchedAt = nil
             if request.retrySafe && request.attempts < configuration.maximumAttempts {
-                logger.warning("re-dispatching a request whose worker left", metadata: ["command": "\(request.label)"])
+                logger.warning(
+                    "re-dispatching a request whose worker left",
+                    metadata: ["command": "\(request.label)", "request_id": "\(request.envelopeID ?? "")"])
+                metrics.service(worker.service).redispatches.increment()
                 requests[requestID] = request
                 services[worker.service]!.queue.prepend(requestID)
             } else {
@@ -350,8 +364,10 @@ final class Broker {
         while let due = deadlines.popDue(now) {
             guard let request = requests.removeValue(forKey: due) else { continue }
             let ms = request.timeout.roundedMilliseconds
+            metrics.service(request.service).deadlineExpiries.increment()
             if request.worker == nil {
                 services[request.service]!.queue.removeAll { $0 == request.id }
+                metrics.service(request.service).queueDepth.record(services[request.service]!.queue.count)
                 let live = services[request.service]!.liveWorkers
                 fail(request, live == 0
                     ? TallyError(.unavailable, "no \(request.service) worker is connected; none became available within \(ms) ms")
@@ -418,6 +434,11 @@ final class Broker {
 
     private func fail(_ request: PendingRequest, _ error: TallyError) {
         services[request.service]?.record(error: true)
+        metrics.command(request.command, of: request.service).record(
+            outcome: error.code.rawValue, duration: clock.now - request.acceptedAt)
+        logger.debug(
+            "answered by the gateway",
+            metadata: ["request_id": "\(request.envelopeID ?? "")", "command": "\(request.label)", "code": "\(error.code.rawValue)"])
         answer(request.client, id: request.envelopeID, error)
     }
 

@@ -29,8 +29,13 @@ public final class ReadinessNotifier: Sendable {
 
     private struct State {
         var ready = false
+        var stopping = false
         var status: String?
     }
+
+    /// Whether the process has said `READY=1` and not yet `STOPPING=1`: what its `/ready`
+    /// endpoint answers, so a load balancer or orchestrator sees what systemd sees.
+    public var isServing: Bool { state.withLock { $0.ready && !$0.stopping } }
 
     /// - Parameter socketPath: a filesystem path, or an abstract socket written `@name`; nil sends nothing.
     public init(socketPath: String?) {
@@ -58,7 +63,10 @@ public final class ReadinessNotifier: Sendable {
 
     /// Says the process has begun to shut down.
     public func stopping(status: String) {
-        state.withLock { $0.status = status }
+        state.withLock {
+            $0.status = status
+            $0.stopping = true
+        }
         send("STOPPING=1\nSTATUS=\(status)")
     }
 

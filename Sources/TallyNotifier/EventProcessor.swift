@@ -32,6 +32,7 @@ public final class EventProcessor {
     let patience: Duration
 
     private let clock = ContinuousClock()
+    private let metrics: NotifierMetrics
     private var backoff: [String: (until: ContinuousClock.Instant, delay: Duration)] = [:]
     /// Since when each source's catch-up has failed, and whether that has been warned about.
     private var failing: [String: (since: ContinuousClock.Instant, warned: Bool)] = [:]
@@ -50,11 +51,13 @@ public final class EventProcessor {
         self.patience = patience
         self.logger = logger
         self.publish = publish
+        metrics = NotifierMetrics(sources: catalogSources)
     }
 
     /// Takes one event from the inlet: if it shows a hole before it, catches up first; then handles it.
     public func receive(_ event: CloudEvent) {
         let source = event.service
+        metrics.sourceHas(source, sequence: event.sequence)
         if let watermark = try? store.watermark(of: source), event.sequence > watermark + 1,
             (try? store.hasHandled(eventID: event.id)) != true
         {
@@ -81,6 +84,7 @@ public final class EventProcessor {
             var after = try store.watermark(of: source)
             while true {
                 let page = try feed.events(service: source, after: after, limit: pageSize)
+                metrics.sourceHas(source, sequence: page.lastSequence)
                 for event in page.events.sorted(by: { $0.sequence < $1.sequence }) { handle(event) }
                 guard let last = page.events.map(\.sequence).max(), last > after, last < page.lastSequence else { break }
                 after = last
@@ -113,8 +117,10 @@ public final class EventProcessor {
             case .duplicate:
                 logger.debug("duplicate event ignored", metadata: ["id": "\(event.id)", "type": "\(event.type)"])
             case .handled(let alerts):
+                metrics.handled(event.service, sequence: event.sequence)
                 publish(NotifierTopic.event(event.type), event.encoded())
                 for alert in alerts {
+                    metrics.alert(kind: alert.kind)
                     publish(alert.topic, alert.encoded())
                     logger.info("alert", metadata: ["sequence": "\(alert.sequence)", "kind": "\(alert.kind)", "owner": "\(alert.owner)"])
                 }

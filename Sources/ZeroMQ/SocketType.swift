@@ -2,6 +2,8 @@ import CZeroMQ
 
 public enum SocketType: Sendable {
     case req, rep, dealer, router, pub, sub, xpub, xsub, push, pull, pair
+    /// Raw TCP: each message is `[peer id, bytes]`; an empty message opens or closes a connection.
+    case stream
 
     var rawValue: Int32 {
         switch self {
@@ -16,6 +18,7 @@ public enum SocketType: Sendable {
         case .push: ZMQ_PUSH
         case .pull: ZMQ_PULL
         case .pair: ZMQ_PAIR
+        case .stream: ZMQ_STREAM
         }
     }
 }

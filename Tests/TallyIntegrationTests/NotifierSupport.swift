@@ -13,7 +13,7 @@ extension TallyStack {
     /// (issued the first time), which it trades at the stack's identity worker, when there is
     /// one, for access tokens to catch up with.
     @discardableResult
-    func startNotifier(catchUpMs: Int = 200) async throws -> TallyProcess {
+    func startNotifier(catchUpMs: Int = 200, extraArguments: [String] = []) async throws -> TallyProcess {
         let tokenFile = "\(dataDirectory)/keys/notifier.token"
         if !FileManager.default.fileExists(atPath: tokenFile) { try await issueServiceToken("notifier", into: tokenFile) }
         let process = try launch(
@@ -21,7 +21,8 @@ extension TallyStack {
             ["notifier", "--events-endpoint", eventsEndpoint, "--alerts-endpoint", alertsEndpoint,
              "--frontend", frontend, "--backend", backend, "--data-dir", dataDirectory,
              "--catch-up-ms", "\(catchUpMs)", "--catch-up-timeout-ms", "1000",
-             "--heartbeat-ms", "\(options.heartbeat.roundedUpMilliseconds)", "--liveness", "\(options.liveness)"])
+             "--heartbeat-ms", "\(options.heartbeat.roundedUpMilliseconds)", "--liveness", "\(options.liveness)"]
+                + extraArguments)
         try await process.waitUntilReady()
         return process
     }

@@ -1,4 +1,6 @@
 import Foundation
+import Metrics
+import TallyProtocol
 import Synchronization
 
 /// Runs the concurrent changes of one process in shared transactions: group commit.
@@ -25,8 +27,29 @@ final class GroupCommit: Sendable {
         var leading = false
     }
 
-    init(largestBatch: Int = 64) {
+    private let metrics: Instruments
+
+    init(largestBatch: Int = 64, metrics: Instruments) {
         self.largestBatch = largestBatch
+        self.metrics = metrics
+    }
+
+    /// What an operator sees of the batches (swift-metrics, per service):
+    /// `tally_store_commit_duration_seconds` (one transaction, from its start to its commit),
+    /// `tally_store_batch_size` (changes per transaction) and `tally_store_busy_total`
+    /// (transactions that failed because the database stayed locked by another writer past the
+    /// busy timeout: a sign of a second process writing the same database).
+    struct Instruments: Sendable {
+        let commitDuration: Metrics.Timer
+        let batchSize: Recorder
+        let busy: Counter
+
+        init(service: String) {
+            let dimensions = [("service", service)]
+            commitDuration = Metrics.Timer(label: "tally_store_commit_duration_seconds", dimensions: dimensions)
+            batchSize = Recorder(label: "tally_store_batch_size", dimensions: dimensions, aggregate: true)
+            busy = Counter(label: "tally_store_busy_total", dimensions: dimensions)
+        }
     }
 
     /// Changes queued behind the batch being committed (for tests that hold a batch open).
@@ -94,6 +117,8 @@ final class GroupCommit: Sendable {
     private func commit(_ batch: [Ticket], on engine: any StorageEngine) {
         transactions.add(1, ordering: .relaxed)
         changes.add(batch.count, ordering: .relaxed)
+        metrics.batchSize.record(batch.count)
+        let started = ContinuousClock.now
         do {
             try engine.write { session in
                 for ticket in batch {
@@ -101,8 +126,11 @@ final class GroupCommit: Sendable {
                     _ = try? session.savepoint { try ticket.perform(session) }
                 }
             }
+            metrics.commitDuration.record(duration: ContinuousClock.now - started)
             for ticket in batch { ticket.afterCommit?() }
         } catch {
+            // Engines report a database that stayed busy as `unavailable` (see `StorageEngine`).
+            if (error as? TallyError)?.code == .unavailable { metrics.busy.increment() }
             for ticket in batch { ticket.commitFailure = error }
         }
         for ticket in batch { ticket.finish() }

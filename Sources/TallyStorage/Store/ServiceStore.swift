@@ -1,4 +1,5 @@
 import Foundation
+import Metrics
 import TallyProtocol
 
 /// A stateful service's data: the one way Tally's services read and change state.
@@ -21,7 +22,9 @@ public final class ServiceStore: Sendable {
     public let service: String
     public let engine: any StorageEngine
     public let sink: (any EventSink)?
-    let commits = GroupCommit()
+    let commits: GroupCommit
+    /// `tally_events_published_total{service}`: events handed to the sink after their commit.
+    private let eventsPublished: Counter
 
     /// Opens the store and brings its schema up to date: the outbox and idempotency tables every
     /// store has, then the service's own `migrations`.
@@ -29,6 +32,8 @@ public final class ServiceStore: Sendable {
         self.service = service
         self.engine = engine
         self.sink = sink
+        commits = GroupCommit(metrics: GroupCommit.Instruments(service: service))
+        eventsPublished = Counter(label: "tally_events_published_total", dimensions: [("service", service)])
         try engine.migrate(migrations + EventOutbox.migrations + IdempotencyKeys.migrations)
     }
 
@@ -60,7 +65,11 @@ public final class ServiceStore: Sendable {
                     session)
             }
             guard let sink, !events.isEmpty else { return (StoredResult(result), nil) }
-            return (StoredResult(result), { sink.publish(events) })
+            let published = eventsPublished
+            return (StoredResult(result), {
+                sink.publish(events)
+                published.increment(by: events.count)
+            })
         }
     }
 

@@ -1,0 +1,56 @@
+import Metrics
+
+/// The notifier's metrics (swift-metrics), kept by the inlet's thread alone, so its caches take
+/// no lock; each metric object is made once per source or alert kind:
+///
+/// - `tally_notifier_lag_events{source}`: events the source is known to have published (live, or
+///   its feed's last sequence during catch-up) that the notifier had not yet handled, as of the
+///   last event handled. Growing means alerts are late.
+/// - `tally_notifier_events_handled_total{source}`, `tally_notifier_alerts_total{kind}`.
+final class NotifierMetrics {
+    private var sources: [String: Source] = [:]
+    private var alerts: [String: Counter] = [:]
+
+    init(sources: [String]) {
+        for name in sources { _ = source(name) }
+    }
+
+    final class Source {
+        let lag: Gauge
+        let handled: Counter
+        /// The newest sequence the source is known to have.
+        var newest: Int64 = 0
+
+        init(_ name: String) {
+            lag = Gauge(label: "tally_notifier_lag_events", dimensions: [("source", name)])
+            handled = Counter(label: "tally_notifier_events_handled_total", dimensions: [("source", name)])
+            lag.record(0)
+        }
+    }
+
+    func source(_ name: String) -> Source {
+        if let source = sources[name] { return source }
+        let source = Source(name)
+        sources[name] = source
+        return source
+    }
+
+    /// The source has an event numbered `sequence` (seen live, or named by its feed).
+    func sourceHas(_ name: String, sequence: Int64) {
+        let source = source(name)
+        source.newest = max(source.newest, sequence)
+    }
+
+    func handled(_ name: String, sequence: Int64) {
+        let source = source(name)
+        source.handled.increment()
+        source.lag.record(max(0, source.newest - sequence))
+    }
+
+    func alert(kind: String) {
+        if let counter = alerts[kind] { return counter.increment() }
+        let counter = Counter(label: "tally_notifier_alerts_total", dimensions: [("kind", kind)])
+        alerts[kind] = counter
+        counter.increment()
+    }
+}

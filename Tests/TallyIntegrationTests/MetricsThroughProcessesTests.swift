@@ -1,0 +1,146 @@
+import Foundation
+import TallyObservability
+import TallyProtocol
+import TallyTesting
+import Testing
+import ZeroMQ
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Every process's `--metrics` endpoint, scraped from real processes; the ops/ alerting rules and
+/// dashboard checked against what they export; `tally health` by exit code.
+@Suite struct MetricsThroughProcessesTests {
+    static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    @Test func everyProcessExportsWhatTheRulesAndDashboardName() async throws {
+        let gatewayMetrics = try freeAddress()
+        var options = TallyStack.Options()
+        options.gatewayArguments = ["--metrics", "\(gatewayMetrics)"]
+        try await TallyStack.with(options) { stack in
+            let calcMetrics = try freeAddress()
+            let accountsMetrics = try freeAddress()
+            let notifierMetrics = try freeAddress()
+            let calc = try stack.startWorker("calc", extraArguments: ["--metrics", "\(calcMetrics)", "--log-format", "json", "--log-level", "debug"])
+            let accounts = try stack.startWorker("accounts", extraArguments: ["--metrics", "\(accountsMetrics)"])
+            try await calc.waitUntilReady()
+            try await accounts.waitUntilReady()
+            try await stack.startNotifier(extraArguments: ["--metrics", "\(notifierMetrics)"])
+
+            let client = try stack.client()
+            let tip = try await client.call("calc.tip", ["amount": "84.00", "tip_percent": "18", "split": 3, "currency": "USD"], id: "req-tip-1")
+            #expect(tip.isOK, "\(tip)")
+            let bad = try await client.call("calc.tip", ["amount": "x"], id: "req-tip-2")
+            #expect(!bad.isOK)
+            let created = try await client.call(
+                "accounts.create", ["owner": "ann", "name": "Wallet", "currency": "USD", "starting_balance": "10.00"],
+                idempotencyKey: "metrics-1", token: try stack.accessToken(for: "ann"))
+            #expect(created.isOK, "\(created)")
+            try await stack.publish([priceChanged(1)])
+
+            // Every process says it is ready on /ready, as it told its supervisor.
+            for address in [gatewayMetrics, calcMetrics, accountsMetrics, notifierMetrics] {
+                #expect(try await get("/ready", address).status == 200, "\(address)")
+            }
+            #expect(try await get("/nothing-here", gatewayMetrics).status == 404)
+
+            let gateway = try await get("/metrics", gatewayMetrics).body
+            #expect(gateway.contains(#"tally_gateway_requests_total{service="calc",command="calc.tip",outcome="ok"} 1"#), "\(gateway)")
+            #expect(gateway.contains(#"tally_gateway_requests_total{service="calc",command="calc.tip",outcome="error"} 1"#))
+            #expect(gateway.contains(#"tally_gateway_live_workers{service="calc"} 1"#))
+            let calcText = try await get("/metrics", calcMetrics).body
+            #expect(calcText.contains(#"tally_worker_requests_total{service="calc",command="calc.tip",code="invalid_argument"} 1"#), "\(calcText)")
+            let accountsText = try await get("/metrics", accountsMetrics).body
+            #expect(accountsText.contains(#"tally_events_published_total{service="accounts"} 1"#), "\(accountsText)")
+            try await stack.waitUntil("the notifier counts the alert") {
+                (try? await get("/metrics", notifierMetrics).body.contains(#"tally_notifier_alerts_total{kind="price_higher"} 1"#)) == true
+            }
+            let notifierText = try await get("/metrics", notifierMetrics).body
+
+            let exported = Self.metricNames(inExposition: [gateway, calcText, accountsText, notifierText])
+            let named = try Self.metricNamesInOps()
+            #expect(!named.isEmpty)
+            let missing = named.subtracting(exported)
+            #expect(missing.isEmpty, "ops/ names metrics no process exports: \(missing.sorted())")
+
+            // A JSON log line about a request carries its id and command.
+            let lines = calc.log.split(separator: "\n").compactMap { try? JSONDecoder().decode(JSONValue.self, from: Data($0.utf8)) }
+            #expect(lines.contains { $0["request_id"] == "req-tip-2" && $0["command"] == "calc.tip" && $0["code"] == "invalid_argument" }, "\(calc.log)")
+        }
+    }
+
+    @Test func healthExitsByWhatItFinds() async throws {
+        let gatewayMetrics = try freeAddress()
+        var options = TallyStack.Options(workers: ["calc": 1])
+        options.gatewayArguments = ["--metrics", "\(gatewayMetrics)"]
+        try await TallyStack.with(options) { stack in
+            func health(_ arguments: [String]) async throws -> (Int32, String) {
+                let process = try stack.launch("health", ["health", "--timeout-ms", "2000"] + arguments)
+                #expect(await process.waitForExit(timeout: .seconds(30)))
+                return (process.exitStatus ?? -1, process.log)
+            }
+            let healthy = try await health(["--endpoint", stack.frontend, "--service", "calc"])
+            #expect(healthy.0 == 0, "\(healthy.1)")
+            let noWorker = try await health(["--endpoint", stack.frontend, "--service", "calc", "--service", "accounts"])
+            #expect(noWorker.0 == 1, "\(noWorker.1)")
+            #expect(noWorker.1.contains("service accounts: no live worker"))
+            let ready = try await health(["--ready", "\(gatewayMetrics)"])
+            #expect(ready.0 == 0, "\(ready.1)")
+            let nobody = try await health(["--endpoint", "ipc://\(stack.directory.path)/nobody", "--timeout-ms", "300"])
+            #expect(nobody.0 == 2, "\(nobody.1)")
+            let closedPort = try freeAddress()
+            let notListening = try await health(["--ready", "\(closedPort)", "--timeout-ms", "300"])
+            #expect(notListening.0 == 2, "\(notListening.1)")
+        }
+    }
+
+    // MARK: Support
+
+    private func get(_ path: String, _ address: HTTPAddress) async throws -> HTTPProbe.Response {
+        try await DedicatedThread.run(name: "scrape") { try HTTPProbe.get(path, from: address, timeout: .seconds(10)) }
+    }
+
+    /// Names of the series in Prometheus text exposition (histograms as `_bucket`, `_sum`, `_count`).
+    static func metricNames(inExposition texts: [String]) -> Set<String> {
+        var names = Set<String>()
+        for text in texts {
+            for line in text.split(separator: "\n") where !line.hasPrefix("#") {
+                let name = line.prefix { $0 != "{" && $0 != " " }
+                if !name.isEmpty { names.insert(String(name)) }
+            }
+        }
+        return names
+    }
+
+    /// Every `tally_...` metric name the alerting rules and the dashboard use.
+    static func metricNamesInOps() throws -> Set<String> {
+        let files = ["ops/prometheus/alerts.yml", "ops/grafana/tally-dashboard.json"]
+        var names = Set<String>()
+        let pattern = try Regex(#"tally_[a-z_]+"#)
+        for file in files {
+            let text = try String(contentsOf: repository.appendingPathComponent(file), encoding: .utf8)
+            for match in text.matches(of: pattern) { names.insert(String(text[match.range])) }
+        }
+        return names
+    }
+
+    /// A loopback port nobody listens on right now (the kernel's choice, released at once).
+    private func freeAddress() throws -> HTTPAddress {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
+        }
+        guard bound else { throw POSIXError(.EADDRNOTAVAIL) }
+        let port = UInt16(bigEndian: address.sin_port)
+        return try #require(HTTPAddress("127.0.0.1:\(port)"))
+    }
+}
