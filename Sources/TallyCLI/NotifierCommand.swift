@@ -1,4 +1,5 @@
 import ArgumentParser
+import ServiceLifecycle
 import Foundation
 import TallyAuth
 import TallyCatalog
@@ -56,6 +57,10 @@ struct NotifierCommand: AsyncParsableCommand {
 
     @OptionGroup var keys: KeyOptions
 
+    @OptionGroup var curve: CurveOptions
+
+    @OptionGroup var serverCurve: ServerCurveOptions
+
     @OptionGroup var heartbeat: HeartbeatOptions
 
     @OptionGroup var process: ProcessOptions
@@ -75,15 +80,24 @@ struct NotifierCommand: AsyncParsableCommand {
         }
         let store = try NotifierStore(engine: try ServiceCatalog.engine(for: "notifier", dataDirectory: dataDir))
         let context = try ZMQContext()
+        let ownKeys = try curve.own.keys()
+        let gatewayCurve = try curve.gateway()
+        let security = try await serverCurve.security(
+            keys: ownKeys, binding: [eventsEndpoint, alertsEndpoint], process: "notifier", context: context, logger: logger)
         let configuration = NotifierConfiguration(
             eventsEndpoint: eventsEndpoint, alertsEndpoint: alertsEndpoint, frontendEndpoint: frontend,
             catchUpInterval: .milliseconds(catchUpMs), catchUpTimeout: .milliseconds(catchUpTimeoutMs),
-            eventSources: NotifierConfiguration.eventSources(in: ServiceCatalog.commands), serviceToken: serviceToken)
+            eventSources: NotifierConfiguration.eventSources(in: ServiceCatalog.commands), serviceToken: serviceToken,
+            curve: try ownKeys.map { keys in
+                guard let gatewayCurve else { throw KeyFileError("the notifier's --curve-key needs --gateway-key (TALLY_GATEWAY_KEY)") }
+                return NotifierCurve(keys: keys, gatewayKey: gatewayCurve.serverKey)
+            })
         let workers = WorkerConfiguration(
-            backendEndpoint: backend, heartbeatInterval: heartbeat.interval, liveness: heartbeat.liveness)
+            backendEndpoint: backend, heartbeatInterval: heartbeat.interval, liveness: heartbeat.liveness, curve: gatewayCurve)
         let readiness = Readiness(parts: ["notifier", "alerts"])
+        let guards: [any Service] = security.map { [$0.handler, $0.reloader] } ?? []
         try await process.runServices(
-            [
+            guards + [
                 NotifierService(
                     store: store, configuration: configuration, context: context, logger: logger,
                     readiness: readiness.reporter(for: "notifier")),

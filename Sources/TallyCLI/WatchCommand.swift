@@ -37,6 +37,8 @@ struct WatchCommand: AsyncParsableCommand {
     @Option(help: "Milliseconds each alerts.list call waits. Env: TALLY_CALL_TIMEOUT_MS.")
     var timeoutMs: Int = EnvironmentDefaults.callTimeoutMilliseconds
 
+    @OptionGroup var curve: CurveOptions
+
     @Option(help: .hidden)
     var parentPid: Int32?
 
@@ -49,7 +51,7 @@ struct WatchCommand: AsyncParsableCommand {
         let asJSON = json || isatty(STDOUT_FILENO) != 1
         let watcher = AlertWatcher(
             alertsEndpoint: alertsEndpoint, gatewayEndpoint: endpoint, since: since, topicPrefix: topic,
-            callTimeout: .milliseconds(timeoutMs))
+            callTimeout: .milliseconds(timeoutMs), alertsCurve: try curve.notifier(), gatewayCurve: try curve.gateway())
         var logger = Logger(label: "tally.watch")
         logger.logLevel = .warning
         let options = try ProcessOptions.parse(["--log-level", "warning"] + (parentPid.map { ["--parent-pid", "\($0)"] } ?? []))

@@ -36,6 +36,8 @@ struct WorkerCommand: AsyncParsableCommand {
 
     @OptionGroup var keys: KeyOptions
 
+    @OptionGroup var curve: CurveOptions
+
     @OptionGroup var identity: IdentityOptions
 
     @Option(help: .hidden)
@@ -63,7 +65,8 @@ struct WorkerCommand: AsyncParsableCommand {
         let logger = process.bootstrap(label: "tally.worker.\(service)")
         let context = try ZMQContext()
         let publisher = ServiceCatalog.publishingEvents.contains(service)
-            ? EventPublisher(endpoint: eventsEndpoint, context: context, logger: logger, exitAfterCommit: exitAfterCommit)
+            ? EventPublisher(
+                endpoint: eventsEndpoint, context: context, logger: logger, curve: try curve.notifier(), exitAfterCommit: exitAfterCommit)
             : nil
         let signingKey = service == "identity" ? try identity.loadSigningKey(dataDirectory: dataDir) : nil
         let verifier = try keys.verifier(dataDirectory: dataDir, extra: signingKey.map { [$0.verificationKey] } ?? [], logger: logger)
@@ -76,7 +79,8 @@ struct WorkerCommand: AsyncParsableCommand {
         }
         let configuration = WorkerConfiguration(
             backendEndpoint: backend, concurrency: concurrency, capacity: capacity, heartbeatInterval: heartbeat.interval,
-            liveness: heartbeat.liveness, maximumMessageBytes: maxMessageBytes, handlingDelay: .milliseconds(handlingDelayMs))
+            liveness: heartbeat.liveness, maximumMessageBytes: maxMessageBytes, handlingDelay: .milliseconds(handlingDelayMs),
+            curve: try curve.gateway())
         let readiness = Readiness(parts: [service])
         let worker = WorkerService(
             handler: handler, middleware: ServiceCatalog.middleware(verifier: verifier), configuration: configuration,

@@ -13,11 +13,17 @@ public struct AlertWatcher: Sendable {
     public var callTimeout: Duration
     /// How long to wait before fetching again after the gateway did not answer.
     public var retryDelay: Duration
+    /// CURVE keys for the notifier's outlet (a subscriber key) and for the gateway; nil for plain text.
+    public var alertsCurve: CurveClientKeys?
+    public var gatewayCurve: CurveClientKeys?
 
     public init(
         alertsEndpoint: String, gatewayEndpoint: String, since: Int64?, topicPrefix: String,
-        callTimeout: Duration = .seconds(3), retryDelay: Duration = .seconds(1)
+        callTimeout: Duration = .seconds(3), retryDelay: Duration = .seconds(1),
+        alertsCurve: CurveClientKeys? = nil, gatewayCurve: CurveClientKeys? = nil
     ) {
+        self.alertsCurve = alertsCurve
+        self.gatewayCurve = gatewayCurve
         self.alertsEndpoint = alertsEndpoint
         self.gatewayEndpoint = gatewayEndpoint
         self.since = since
@@ -38,10 +44,12 @@ public struct AlertWatcher: Sendable {
         try socket.setHighWaterMarks(send: 1000, receive: 100_000)
         try socket.subscribe(Data(NotifierTopic.alertPrefix.utf8))
         try socket.subscribe(Data(NotifierTopic.heartbeat.utf8))
+        if let alertsCurve { try socket.useCurve(alertsCurve) }
         // Subscribe first, fetch second (the Clone pattern): what is published meanwhile waits in the socket.
         try socket.connect(alertsEndpoint)
 
-        let requester = LazyPirateRequester(context: context, endpoint: gatewayEndpoint, timeout: callTimeout, tries: 1)
+        let requester = LazyPirateRequester(
+            context: context, endpoint: gatewayEndpoint, timeout: callTimeout, tries: 1, curve: gatewayCurve)
         var seam = WatchSeam(since: since, topicPrefix: topicPrefix)
         let clock = ContinuousClock()
         var fetchWanted = true

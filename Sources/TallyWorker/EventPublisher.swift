@@ -18,6 +18,7 @@ public final class EventPublisher: EventSink, Service, @unchecked Sendable {
     private let context: ZMQContext
     private let logger: Logger
     private let exitAfterCommit: Bool
+    private let curve: CurveClientKeys?
     private let wakeup = WakeupPipe()
     private let lock = NSLock()
     private var queue: Deque<CloudEvent> = []
@@ -26,8 +27,10 @@ public final class EventPublisher: EventSink, Service, @unchecked Sendable {
 
     /// - Parameter exitAfterCommit: test only: exit the process when events are committed, before
     ///   publishing or replying, as a crash between commit and publish would.
-    public init(endpoint: String, context: ZMQContext, logger: Logger, exitAfterCommit: Bool = false) {
+    /// - Parameter curve: the worker's key pair and the notifier's public key, when the notifier runs CURVE.
+    public init(endpoint: String, context: ZMQContext, logger: Logger, curve: CurveClientKeys? = nil, exitAfterCommit: Bool = false) {
         self.endpoint = endpoint
+        self.curve = curve
         self.context = context
         self.logger = logger
         self.exitAfterCommit = exitAfterCommit
@@ -55,6 +58,7 @@ public final class EventPublisher: EventSink, Service, @unchecked Sendable {
         let socket = try ZMQSocket(context: context, type: .pub)
         defer { socket.close() }
         try socket.setLinger(milliseconds: 1000)
+        if let curve { try socket.useCurve(curve) }
         try socket.connect(endpoint)
         logger.debug("publishing events", metadata: ["endpoint": "\(endpoint)"])
         var poller = ZMQPoller()

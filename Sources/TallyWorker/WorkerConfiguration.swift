@@ -1,4 +1,5 @@
 import Foundation
+import ZeroMQ
 
 /// How a worker process reaches the gateway and how it detects that the gateway is gone.
 public struct WorkerConfiguration: Sendable {
@@ -23,6 +24,8 @@ public struct WorkerConfiguration: Sendable {
     /// A pause before handling each request. Only for tests that must catch a request in flight
     /// (a worker killed mid-request, load spread over busy workers); zero otherwise.
     public var handlingDelay: Duration
+    /// The worker's key pair and the gateway's public key, when the gateway runs CURVE.
+    public var curve: CurveClientKeys?
 
     public init(
         backendEndpoint: String = "tcp://127.0.0.1:5556",
@@ -33,8 +36,10 @@ public struct WorkerConfiguration: Sendable {
         initialReconnectDelay: Duration = .milliseconds(250),
         maximumReconnectDelay: Duration = .seconds(5),
         maximumMessageBytes: Int = 256 * 1024,
-        handlingDelay: Duration = .zero
+        handlingDelay: Duration = .zero,
+        curve: CurveClientKeys? = nil
     ) {
+        self.curve = curve
         self.backendEndpoint = backendEndpoint
         self.concurrency = concurrency
         self.capacity = capacity

@@ -21,28 +21,34 @@ extension TallyStack {
             ["notifier", "--events-endpoint", eventsEndpoint, "--alerts-endpoint", alertsEndpoint,
              "--frontend", frontend, "--backend", backend, "--data-dir", dataDirectory,
              "--catch-up-ms", "\(catchUpMs)", "--catch-up-timeout-ms", "1000",
-             "--heartbeat-ms", "\(options.heartbeat.roundedUpMilliseconds)", "--liveness", "\(options.liveness)"])
+             "--heartbeat-ms", "\(options.heartbeat.roundedUpMilliseconds)", "--liveness", "\(options.liveness)"]
+                + (curve?.notifierArguments ?? []))
         try await process.waitUntilReady()
         return process
     }
 
     /// Starts `tally watch --json` against this stack.
-    func startWatch(_ arguments: [String]) throws -> TallyProcess {
+    /// Under CURVE it connects with the key pair `curveKey`.
+    func startWatch(_ arguments: [String], curveKey: String = "subscriber") throws -> TallyProcess {
         try launch(
             "watch",
-            ["watch", "--json", "--alerts-endpoint", alertsEndpoint, "--endpoint", frontend, "--timeout-ms", "1000"] + arguments)
+            ["watch", "--json", "--alerts-endpoint", alertsEndpoint, "--endpoint", frontend, "--timeout-ms", "1000"] + arguments
+                + (curve?.clientArguments(curveKey) ?? []))
     }
 
-    /// Publishes events as a worker does: a PUB socket connected to the inlet, `[type, event JSON]`.
+    /// Publishes events as a worker does: a PUB socket connected to the inlet, `[type, event JSON]`;
+    /// under CURVE with the stack's `worker` key.
     func publish(_ events: [JSONValue]) async throws {
         let endpoint = eventsEndpoint
         let context = self.context
+        let keys = try curve?.clientKeys("worker", server: "notifier")
         try await DedicatedThread.run(name: "test-publisher") {
             // An XPUB hears the subscriber's subscription arrive: a PUB would drop what it sends
             // before then, so wait for it instead of sleeping.
             let socket = try ZMQSocket(context: context, type: .xpub)
             defer { socket.close() }
             try socket.setLinger(milliseconds: 2000)
+            if let keys { try socket.useCurve(keys) }
             try socket.connect(endpoint)
             var poller = ZMQPoller()
             poller.add(socket)
