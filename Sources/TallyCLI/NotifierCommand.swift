@@ -80,18 +80,16 @@ struct NotifierCommand: AsyncParsableCommand {
         }
         let store = try NotifierStore(engine: try ServiceCatalog.engine(for: "notifier", dataDirectory: dataDir))
         let context = try ZMQContext()
-        let ownKeys = try curve.own.keys()
+        // One key pair serves the notifier's sockets and reaches the gateway, so --curve-key
+        // without --gateway-key (or the other way round) is refused here.
         let gatewayCurve = try curve.gateway()
         let security = try await serverCurve.security(
-            keys: ownKeys, binding: [eventsEndpoint, alertsEndpoint], process: "notifier", context: context, logger: logger)
+            keys: gatewayCurve?.keys, binding: [eventsEndpoint, alertsEndpoint], process: "notifier", context: context, logger: logger)
         let configuration = NotifierConfiguration(
             eventsEndpoint: eventsEndpoint, alertsEndpoint: alertsEndpoint, frontendEndpoint: frontend,
             catchUpInterval: .milliseconds(catchUpMs), catchUpTimeout: .milliseconds(catchUpTimeoutMs),
             eventSources: NotifierConfiguration.eventSources(in: ServiceCatalog.commands), serviceToken: serviceToken,
-            curve: try ownKeys.map { keys in
-                guard let gatewayCurve else { throw KeyFileError("the notifier's --curve-key needs --gateway-key (TALLY_GATEWAY_KEY)") }
-                return NotifierCurve(keys: keys, gatewayKey: gatewayCurve.serverKey)
-            })
+            curve: gatewayCurve)
         let workers = WorkerConfiguration(
             backendEndpoint: backend, heartbeatInterval: heartbeat.interval, liveness: heartbeat.liveness, curve: gatewayCurve)
         let readiness = Readiness(parts: ["notifier", "alerts"])

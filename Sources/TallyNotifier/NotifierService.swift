@@ -28,16 +28,16 @@ public struct NotifierConfiguration: Sendable {
     /// nil sends no token.
     public var serviceToken: String?
     /// CURVE: the notifier's key pair, serving the inlet (ZAP domain `worker`: only worker keys
-    /// publish events) and the outlet (domain `subscriber`), and the gateway's public key for
-    /// catch-up calls; nil runs all three in plain text.
-    public var curve: NotifierCurve?
+    /// publish events) and the outlet (domain `subscriber`) and making catch-up calls, with the
+    /// gateway's public key as `serverKey`; nil runs all three in plain text.
+    public var curve: CurveClientKeys?
 
     public init(
         eventsEndpoint: String = "tcp://127.0.0.1:5557", alertsEndpoint: String = "tcp://127.0.0.1:5558",
         frontendEndpoint: String = "tcp://127.0.0.1:5555", catchUpInterval: Duration = .seconds(5),
         catchUpTimeout: Duration = .seconds(2), heartbeatInterval: Duration = .seconds(1),
         receiveHighWaterMark: Int32 = 100_000, eventSources: [String] = [], serviceToken: String? = nil,
-        curve: NotifierCurve? = nil
+        curve: CurveClientKeys? = nil
     ) {
         self.eventsEndpoint = eventsEndpoint
         self.alertsEndpoint = alertsEndpoint
@@ -54,18 +54,6 @@ public struct NotifierConfiguration: Sendable {
     /// The services of `catalog` with a `<service>.events` command.
     public static func eventSources(in catalog: CommandCatalog) -> [String] {
         catalog.commands.filter { $0.name.hasSuffix(".events") }.map { String($0.service) }
-    }
-}
-
-/// The notifier's CURVE keys: its own pair (serving its sockets, and as the gateway's client), and
-/// the gateway's public key.
-public struct NotifierCurve: Sendable, Equatable {
-    public let keys: CurveKeyPair
-    public let gatewayKey: String
-
-    public init(keys: CurveKeyPair, gatewayKey: String) {
-        self.keys = keys
-        self.gatewayKey = gatewayKey
     }
 }
 
@@ -121,7 +109,7 @@ public struct NotifierService: Service {
             feed: GatewayEventFeed(
                 context: context, endpoint: configuration.frontendEndpoint, timeout: configuration.catchUpTimeout, stop: stop,
                 serviceToken: configuration.serviceToken,
-                curve: configuration.curve.map { CurveClientKeys(keys: $0.keys, serverKey: $0.gatewayKey) }),
+                curve: configuration.curve),
             catalogSources: configuration.eventSources,
             initialBackoff: max(configuration.catchUpInterval, .milliseconds(100)),
             logger: logger
