@@ -11,12 +11,11 @@ import ZeroMQ
 /// An admitted key's name becomes the connection's User-Id, and a worker's allowed services the
 /// `Majordomo.workerServicesProperty` ("*" for any), which the gateway checks READY against.
 public final class CurveAllowlist: ZAPAuthorizer, @unchecked Sendable {
-    public struct Entry: Sendable, Equatable {
-        public let name: String
-        public let file: String
-        public let roles: Set<CurveRole>
+    struct Entry: Sendable, Equatable {
+        let name: String
+        let roles: Set<CurveRole>
         /// Services a worker key may register for; nil for any.
-        public let services: Set<String>?
+        let services: Set<String>?
     }
 
     public let directory: String
@@ -86,7 +85,7 @@ public final class CurveAllowlist: ZAPAuthorizer, @unchecked Sendable {
                     roles.insert(role)
                 }
                 let services = certificate.metadata["services"].map { Set(list($0)) }
-                loaded[certificate.publicKey] = Entry(name: name, file: file, roles: roles, services: services)
+                loaded[certificate.publicKey] = Entry(name: name, roles: roles, services: services)
             } catch {
                 logger.error("skipped a file of the CURVE allowlist", metadata: ["file": "\(file)", "error": "\(error)"])
             }

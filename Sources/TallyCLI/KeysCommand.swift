@@ -50,7 +50,8 @@ struct KeysCommand: ParsableCommand {
                 and --notifier-key; a server admits the public files copied into its --allow directory (TALLY_CURVE_ALLOW). \
                 --role and --service are written into the certificate, and the server reads them from its copy: client keys \
                 may call through the gateway, worker keys may serve (--service limits which) and publish events, subscriber \
-                keys may read alerts. A server's own pair (gateway, notifier) needs no role.
+                keys may read alerts. The gateway's own pair needs no role; the notifier's needs --role client --role worker \
+                --service alerts (it calls the gateway and serves alerts); ops/curve-keys.sh makes a deployment's whole set.
                 """)
 
         @Argument(help: "The key's name: letters, digits, '.', '_' or '-', such as calc-worker or ops-laptop.")
