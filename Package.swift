@@ -70,9 +70,11 @@ let package = Package(
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ], swiftSettings: faultInjection),
         // Who is asking: Ed25519-signed access tokens (a minimal JWS), the key files they are signed
-        // and checked with, and the middleware every worker runs to check them and enforce access.
+        // and checked with, and the middleware every worker runs to check them and enforce access;
+        // and which program is connecting: CURVE certificates and the allowlist the ZAP handler reads.
         .target(name: "TallyAuth", dependencies: [
-            "TallyProtocol", "TallyWorker", .product(name: "Crypto", package: "swift-crypto"),
+            "TallyProtocol", "TallyWorker", "ZeroMQ", .product(name: "Crypto", package: "swift-crypto"),
+            .product(name: "Logging", package: "swift-log"),
         ]),
         // The identity service: people and service accounts, passwords (scrypt), sessions, refresh
         // and service tokens, roles, stored in identity.sqlite.
@@ -138,7 +140,7 @@ let package = Package(
         .target(name: "TallyTesting", dependencies: ["ZeroMQ", "TallyProtocol", "TallyClient", "TallyWorker", "TallyAuth"]),
         // Throughput and latency of a running stack: speed is measured here, never in tests.
         .executableTarget(name: "TallyBenchmark", dependencies: [
-            "ZeroMQ", "TallyProtocol", "TallyTesting",
+            "ZeroMQ", "TallyProtocol", "TallyTesting", "TallyAuth",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Histogram", package: "hdrhistogram-swift"),
         ]),

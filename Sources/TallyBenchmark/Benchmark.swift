@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import TallyAuth
 import TallyClient
 import TallyProtocol
 import TallyTesting
@@ -20,6 +21,12 @@ struct Benchmark: AsyncParsableCommand {
 
     @Option(help: "A running gateway to load; without it a fresh local stack is started.")
     var endpoint: String?
+
+    @Option(help: "With --endpoint: this client's CURVE secret key file, NAME.key_secret (a client key the gateway allows).")
+    var curveKey: String?
+
+    @Option(help: "With --endpoint and --curve-key: the gateway's CURVE public key file, NAME.key.")
+    var gatewayKey: String?
 
     @Flag(inversion: .prefixedNo, help: "Also measure a bare ROUTER/ROUTER relay with an echo worker, the limit.")
     var baseline = true
@@ -49,6 +56,10 @@ struct Benchmark: AsyncParsableCommand {
     var token: String?
 
     func validate() throws {
+        if (curveKey != nil || gatewayKey != nil) && endpoint == nil {
+            throw ValidationError("--curve-key and --gateway-key are for a running gateway: add --endpoint")
+        }
+        if (curveKey == nil) != (gatewayKey == nil) { throw ValidationError("--curve-key and --gateway-key go together") }
         guard clients >= 1, inFlight >= 1, concurrency >= 1 else { throw ValidationError("--clients, --in-flight and --concurrency must be at least 1") }
         guard inFlight <= 1024 else { throw ValidationError("--in-flight must be at most 1024") }
         guard seconds > 0, warmupSeconds >= 0 else { throw ValidationError("--seconds must be positive") }
@@ -166,7 +177,7 @@ struct Benchmark: AsyncParsableCommand {
             return
         }
         let endpoint = target.endpoint
-        let client = try TallyClient(endpoint: endpoint, timeout: .seconds(10), tries: 1, context: context)
+        let client = try TallyClient(endpoint: endpoint, timeout: .seconds(10), tries: 1, curve: try curve(), context: context)
         // A list holds at most 500 items: enough lists for 20,000 writes a second.
         let listCount = Int(((seconds + warmupSeconds) * 20_000 / 500).rounded(.up)) + 1
         var lists: [Int64] = []
@@ -210,10 +221,18 @@ struct Benchmark: AsyncParsableCommand {
         _ endpoint: String, clients: Int, inFlight: Int, warmup: Duration, slice: Duration, checks: Bool = true, pids: [Int32]?,
         body: @escaping PipelinedLoad.Body
     ) async throws -> PipelinedLoad.Outcome {
-        try await PipelinedLoad(
+        var load = PipelinedLoad(
             endpoint: endpoint, clients: clients, inFlight: inFlight, warmup: warmup, measured: slice, checksReplies: checks,
-            cpu: pids.map { ProcessCPU(pids: [getpid()] + $0) }
-        ).run(context: ZMQContext(), body: body)
+            cpu: pids.map { ProcessCPU(pids: [getpid()] + $0) })
+        // Only a running gateway named by --endpoint has keys; the relay and a local stack do not.
+        if endpoint == self.endpoint { load.curve = try curve() }
+        return try await load.run(context: ZMQContext(), body: body)
+    }
+
+    /// The client keys for `--endpoint`, when `--curve-key` and `--gateway-key` are given.
+    private func curve() throws -> CurveClientKeys? {
+        guard let curveKey, let gatewayKey else { return nil }
+        return try CurveClientKeys.load(secretFile: curveKey, serverFile: gatewayKey)
     }
 }
 

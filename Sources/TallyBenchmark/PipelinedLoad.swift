@@ -24,6 +24,8 @@ struct PipelinedLoad {
     /// The processes whose CPU time the measured period is charged with: this one, and the stack's;
     /// nil when they are not all on this machine (`--endpoint`).
     let cpu: ProcessCPU?
+    /// CURVE keys for a gateway that requires them (`--curve-key`, `--gateway-key`).
+    var curve: CurveClientKeys? = nil
 
     struct Outcome: Sendable {
         var completed = 0
@@ -61,6 +63,7 @@ struct PipelinedLoad {
         defer { sockets.forEach { $0.close() } }
         for socket in sockets {
             try socket.setHighWaterMarks(send: 0, receive: 0)
+            if let curve { try socket.useCurve(curve) }
             try socket.connect(endpoint)
         }
         let clock = ContinuousClock()

@@ -101,6 +101,8 @@ struct ConnectionOptions: ParsableArguments {
     @Option(help: "Milliseconds to wait for each try; also the request's deadline. Env: TALLY_CALL_TIMEOUT_MS.")
     var timeoutMs: Int = EnvironmentDefaults.callTimeoutMilliseconds
 
+    @OptionGroup var curve: CurveOptions
+
     func validate() throws {
         guard (1...Envelope.maximumDeadlineMilliseconds).contains(timeoutMs) else {
             throw ValidationError("--timeout-ms must be from 1 to \(Envelope.maximumDeadlineMilliseconds)")
@@ -110,7 +112,7 @@ struct ConnectionOptions: ParsableArguments {
     /// A client of the gateway, trying each request `tries` times. One try (the default) for a
     /// login or a refresh: sent twice, they would start two sessions, or end one.
     func client(tries: Int = 1) throws -> TallyClient {
-        try TallyClient(endpoint: endpoint, timeout: .milliseconds(timeoutMs), tries: tries)
+        try TallyClient(endpoint: endpoint, timeout: .milliseconds(timeoutMs), tries: tries, curve: try curve.gateway())
     }
 
     /// The deadline to send, a little under the client's timeout.

@@ -44,4 +44,9 @@ enum EnvironmentDefaults {
     static var token: String? { optionalString("TALLY_TOKEN") }
     static var adminUser: String? { optionalString("TALLY_ADMIN_USER") }
     static var adminPassword: String? { optionalString("TALLY_ADMIN_PASSWORD") }
+    static var curveKey: String? { optionalString("TALLY_CURVE_KEY") }
+    static var gatewayKey: String? { optionalString("TALLY_GATEWAY_KEY") }
+    static var notifierKey: String? { optionalString("TALLY_NOTIFIER_KEY") }
+    static var curveAllow: String? { optionalString("TALLY_CURVE_ALLOW") }
+    static var insecure: Bool { optionalString("TALLY_INSECURE") == "1" }
 }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import ServiceLifecycle
 import TallyCatalog
 import TallyGateway
 import TallyLifecycle
@@ -31,6 +32,9 @@ struct GatewayCommand: AsyncParsableCommand {
 
     @Option(help: "On SIGTERM, how long to keep serving accepted requests (refusing new ones) before answering the rest unavailable. Env: TALLY_DRAIN_TIMEOUT_MS.")
     var drainTimeoutMs: Int = EnvironmentDefaults.drainTimeoutMilliseconds
+    @OptionGroup var curveKey: CurveKeyOption
+
+    @OptionGroup var curve: ServerCurveOptions
 
     @OptionGroup var process: ProcessOptions
 
@@ -44,15 +48,19 @@ struct GatewayCommand: AsyncParsableCommand {
 
     func run() async throws {
         let logger = process.bootstrap(label: "tally.gateway")
+        let keys = try curveKey.keys()
+        let context = try ZMQContext()
+        let security = try await curve.security(
+            keys: keys, binding: [frontend, backend], process: "gateway", context: context, logger: logger)
         let configuration = GatewayConfiguration(
             frontendEndpoint: frontend, backendEndpoint: backend, heartbeatInterval: heartbeat.interval,
             liveness: heartbeat.liveness, maximumMessageBytes: maxMessageBytes, defaultDeadline: .milliseconds(defaultDeadlineMs),
             maximumQueueDepth: maxQueueDepth, maximumHeldReplies: maxHeldReplies,
-            drainTimeout: .milliseconds(drainTimeoutMs), catalog: ServiceCatalog.commands)
-        let context = try ZMQContext()
+            drainTimeout: .milliseconds(drainTimeoutMs), catalog: ServiceCatalog.commands, curve: keys)
         let readiness = Readiness(parts: ["gateway"])
-        try await process.runServices(
-            [GatewayService(configuration: configuration, context: context, logger: logger, readiness: readiness.reporter(for: "gateway"))],
-            readiness: readiness, logger: logger)
+        let gateway = GatewayService(
+            configuration: configuration, context: context, logger: logger, readiness: readiness.reporter(for: "gateway"))
+        let guards: [any Service] = security.map { [$0.handler, $0.reloader] } ?? []
+        try await process.runServices(guards + [gateway], readiness: readiness, logger: logger)
     }
 }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import ServiceLifecycle
 import Foundation
 import TallyAuth
 import TallyCatalog
@@ -56,6 +57,10 @@ struct NotifierCommand: AsyncParsableCommand {
 
     @OptionGroup var keys: KeyOptions
 
+    @OptionGroup var curve: CurveOptions
+
+    @OptionGroup var serverCurve: ServerCurveOptions
+
     @OptionGroup var heartbeat: HeartbeatOptions
 
     @OptionGroup var process: ProcessOptions
@@ -75,15 +80,22 @@ struct NotifierCommand: AsyncParsableCommand {
         }
         let store = try NotifierStore(engine: try ServiceCatalog.engine(for: "notifier", dataDirectory: dataDir))
         let context = try ZMQContext()
+        // One key pair serves the notifier's sockets and reaches the gateway, so --curve-key
+        // without --gateway-key (or the other way round) is refused here.
+        let gatewayCurve = try curve.gateway()
+        let security = try await serverCurve.security(
+            keys: gatewayCurve?.keys, binding: [eventsEndpoint, alertsEndpoint], process: "notifier", context: context, logger: logger)
         let configuration = NotifierConfiguration(
             eventsEndpoint: eventsEndpoint, alertsEndpoint: alertsEndpoint, frontendEndpoint: frontend,
             catchUpInterval: .milliseconds(catchUpMs), catchUpTimeout: .milliseconds(catchUpTimeoutMs),
-            eventSources: NotifierConfiguration.eventSources(in: ServiceCatalog.commands), serviceToken: serviceToken)
+            eventSources: NotifierConfiguration.eventSources(in: ServiceCatalog.commands), serviceToken: serviceToken,
+            curve: gatewayCurve)
         let workers = WorkerConfiguration(
-            backendEndpoint: backend, heartbeatInterval: heartbeat.interval, liveness: heartbeat.liveness)
+            backendEndpoint: backend, heartbeatInterval: heartbeat.interval, liveness: heartbeat.liveness, curve: gatewayCurve)
         let readiness = Readiness(parts: ["notifier", "alerts"])
+        let guards: [any Service] = security.map { [$0.handler, $0.reloader] } ?? []
         try await process.runServices(
-            [
+            guards + [
                 NotifierService(
                     store: store, configuration: configuration, context: context, logger: logger,
                     readiness: readiness.reporter(for: "notifier")),

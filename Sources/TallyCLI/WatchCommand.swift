@@ -47,6 +47,8 @@ struct WatchCommand: AsyncParsableCommand {
     @Option(help: "Access token to send, instead of the login tally login stored (which is refreshed as it expires). Env: TALLY_TOKEN.")
     var token: String?
 
+    @OptionGroup var curve: CurveOptions
+
     @Option(help: .hidden)
     var parentPid: Int32?
 
@@ -68,10 +70,12 @@ struct WatchCommand: AsyncParsableCommand {
             throw Self.failure("the token is not a Tally access token; log in again (tally login NAME)")
         }
         let context = try ZMQContext()
-        let requester = LazyPirateRequester(context: context, endpoint: endpoint, timeout: .milliseconds(timeoutMs), tries: 1)
+        let requester = LazyPirateRequester(
+            context: context, endpoint: endpoint, timeout: .milliseconds(timeoutMs), tries: 1, curve: try curve.gateway())
         let watcher = AlertWatcher(
             alertsEndpoint: alertsEndpoint, gatewayEndpoint: endpoint, owner: allOwners ? nil : claims.subject, since: since,
-            topicPrefix: topic, callTimeout: .milliseconds(timeoutMs)
+            topicPrefix: topic, callTimeout: .milliseconds(timeoutMs), alertsCurve: try curve.notifier(),
+            gatewayCurve: try curve.gateway()
         ) { [endpoint] in
             try fixedToken ?? logins.accessToken(for: endpoint, requester: requester)
         }

@@ -36,6 +36,8 @@ struct WorkerCommand: AsyncParsableCommand {
 
     @OptionGroup var keys: KeyOptions
 
+    @OptionGroup var curve: CurveOptions
+
     @OptionGroup var identity: IdentityOptions
 
     #if TALLY_FAULT_INJECTION
@@ -58,7 +60,7 @@ struct WorkerCommand: AsyncParsableCommand {
         let logger = process.bootstrap(label: "tally.worker.\(service)")
         let context = try ZMQContext()
         let publisher = ServiceCatalog.publishingEvents.contains(service)
-            ? EventPublisher(endpoint: eventsEndpoint, context: context, logger: logger)
+            ? EventPublisher(endpoint: eventsEndpoint, context: context, logger: logger, curve: try curve.notifier())
             : nil
         var options = ServiceOptions(eventSink: publisher, identity: identity.settings)
         var middleware = [any RequestMiddleware]()
@@ -77,7 +79,7 @@ struct WorkerCommand: AsyncParsableCommand {
         }
         let configuration = WorkerConfiguration(
             backendEndpoint: backend, concurrency: concurrency, capacity: capacity, heartbeatInterval: heartbeat.interval,
-            liveness: heartbeat.liveness, maximumMessageBytes: maxMessageBytes)
+            liveness: heartbeat.liveness, maximumMessageBytes: maxMessageBytes, curve: try curve.gateway())
         let readiness = Readiness(parts: [service])
         let worker = WorkerService(
             handler: handler, middleware: middleware, configuration: configuration,

@@ -2,7 +2,8 @@ import ZeroMQ
 
 /// Why a call got no reply. An error *reply* is not a `ClientError`: it is a `Reply` with `ok: false`.
 public enum ClientError: Error, CustomStringConvertible, Sendable {
-    /// Every try timed out: the gateway is down, unreachable, or overloaded.
+    /// Every try timed out: the gateway is down, unreachable, or overloaded, or (under CURVE) it
+    /// refused this client's key, which is never answered.
     case noReply(endpoint: String, tries: Int, timeout: Duration)
     /// The reply was not a Tally reply.
     case malformedReply(String)
@@ -11,7 +12,7 @@ public enum ClientError: Error, CustomStringConvertible, Sendable {
     public var description: String {
         switch self {
         case .noReply(let endpoint, let tries, let timeout):
-            "no reply from \(endpoint) after \(tries) tr\(tries == 1 ? "y" : "ies") of \(timeout.roundedUpMilliseconds) ms each; is the gateway running (tally up, or tally gateway)?"
+            "no reply from \(endpoint) after \(tries) tr\(tries == 1 ? "y" : "ies") of \(timeout.roundedUpMilliseconds) ms each; is the gateway running (tally up, or tally gateway)? Under CURVE, a key the gateway refuses gets no reply either: its log says why."
         case .malformedReply(let detail): "the gateway sent something that is not a Tally reply: \(detail)"
         case .transport(let error): "ZeroMQ error: \(error)"
         }

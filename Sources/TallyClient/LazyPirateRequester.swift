@@ -10,12 +10,15 @@ public struct LazyPirateRequester: Sendable {
     /// How long to wait for each try.
     public let timeout: Duration
     public let tries: Int
+    /// CURVE keys for a gateway that requires them; nil connects in plain text.
+    public let curve: CurveClientKeys?
 
-    public init(context: ZMQContext, endpoint: String, timeout: Duration, tries: Int) {
+    public init(context: ZMQContext, endpoint: String, timeout: Duration, tries: Int, curve: CurveClientKeys? = nil) {
         self.context = context
         self.endpoint = endpoint
         self.timeout = timeout
         self.tries = max(1, tries)
+        self.curve = curve
     }
 
     /// Sends `body` as one frame; returns the reply's frames.
@@ -24,6 +27,7 @@ public struct LazyPirateRequester: Sendable {
             // A fresh socket per try: a REQ socket that sent and got nothing back is stuck.
             let socket = try ZMQSocket(context: context, type: .req)
             defer { socket.close() }
+            if let curve { try socket.useCurve(curve) }
             try socket.connect(endpoint)
             try socket.send([body])
             var poller = ZMQPoller()

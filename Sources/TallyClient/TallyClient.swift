@@ -8,16 +8,22 @@ public final class TallyClient: Sendable {
     public let endpoint: String
     public let timeout: Duration
     public let tries: Int
+    /// CURVE keys for a gateway that requires them; nil connects in plain text.
+    public let curve: CurveClientKeys?
     private let context: ZMQContext
 
     /// - Parameters:
     ///   - timeout: how long each try waits; the request's `deadline_ms` is set just under it so
     ///     the gateway gives up (and says so) before the client does.
     ///   - tries: attempts before `ClientError.noReply`.
-    public init(endpoint: String, timeout: Duration = .seconds(5), tries: Int = 3, context: ZMQContext? = nil) throws {
+    ///   - curve: this client's key pair and the gateway's public key, when the gateway runs CURVE.
+    public init(
+        endpoint: String, timeout: Duration = .seconds(5), tries: Int = 3, curve: CurveClientKeys? = nil, context: ZMQContext? = nil
+    ) throws {
         self.endpoint = endpoint
         self.timeout = timeout
         self.tries = tries
+        self.curve = curve
         self.context = try context ?? ZMQContext()
     }
 
@@ -53,7 +59,7 @@ public final class TallyClient: Sendable {
 
     /// Sends raw bytes as a one-frame request and returns the raw reply frames.
     public func send(_ body: Data) async throws -> [Data] {
-        let requester = LazyPirateRequester(context: context, endpoint: endpoint, timeout: timeout, tries: tries)
+        let requester = LazyPirateRequester(context: context, endpoint: endpoint, timeout: timeout, tries: tries, curve: curve)
         return try await DedicatedThread.run(name: "tally-client") { try requester.request(body) }
     }
 }

@@ -197,8 +197,9 @@ final class Broker {
 
     // MARK: Workers
 
-    /// A message from the backend, identity frame first.
-    func handleWorker(_ frames: [Data]) {
+    /// A message from the backend, identity frame first; `permit` is what its connection's CURVE
+    /// key allows (nil without CURVE: any service).
+    func handleWorker(_ frames: [Data], permit: WorkerPermit? = nil) {
         guard frames.count >= 2, let identity = frames.first else { return }
         guard let message = Majordomo.WorkerMessage(frames: frames[1...]) else {
             logger.warning("malformed message on the worker socket", metadata: ["frames": "\(frames.count - 1)"])
@@ -215,6 +216,13 @@ final class Broker {
             }
             guard Majordomo.isValidServiceName(Data(service.utf8)), !Majordomo.isGatewayService(service) else {
                 logger.warning("refused a worker for a reserved or malformed service name", metadata: ["service": "\(service)"])
+                _ = transport.sendToWorker([identity] + Majordomo.BrokerMessage.disconnect.frames)
+                return
+            }
+            if let permit, !permit.allows(service) {
+                logger.warning(
+                    "refused a worker: its CURVE key may not serve this service",
+                    metadata: ["service": "\(service)", "key": "\(permit.name)", "allowed": "\(permit.allowedDescription)"])
                 _ = transport.sendToWorker([identity] + Majordomo.BrokerMessage.disconnect.frames)
                 return
             }

@@ -1,4 +1,5 @@
 import TallyProtocol
+import ZeroMQ
 
 /// Endpoints, timers and limits of the gateway, and the catalog of the commands it serves.
 /// `tally gateway` sets the endpoints, timers and limits from flags or environment variables, and
@@ -30,6 +31,10 @@ public struct GatewayConfiguration: Sendable {
     /// second worker, and which services exist before any worker registers (requests for them
     /// wait for a worker instead of failing as unknown).
     public var catalog: CommandCatalog
+    /// CURVE on the frontend (ZAP domain `client`) and the backend (domain `worker`), with the
+    /// gateway's key pair; nil serves both in plain text. The process's `ZAPHandler` decides who
+    /// connects; the broker also checks each worker's READY against the services its key allows.
+    public var curve: CurveKeyPair?
 
     public init(
         frontendEndpoint: String = "tcp://127.0.0.1:5555",
@@ -42,7 +47,8 @@ public struct GatewayConfiguration: Sendable {
         maximumQueueDepth: Int = 10_000,
         maximumHeldReplies: Int = 200_000,
         drainTimeout: Duration = .seconds(5),
-        catalog: CommandCatalog = CommandCatalog(CommandCatalog.gateway)
+        catalog: CommandCatalog = CommandCatalog(CommandCatalog.gateway),
+        curve: CurveKeyPair? = nil
     ) {
         self.frontendEndpoint = frontendEndpoint
         self.backendEndpoint = backendEndpoint
@@ -55,6 +61,7 @@ public struct GatewayConfiguration: Sendable {
         self.maximumHeldReplies = maximumHeldReplies
         self.drainTimeout = drainTimeout
         self.catalog = catalog
+        self.curve = curve
     }
 
     /// Silence after which a worker is dead.

@@ -37,6 +37,8 @@ final class GatewayLoop: BrokerTransport {
     private let logger: Logger
     private let readiness: ReadinessReporter
     private var broker: Broker!
+    /// Under CURVE, each worker message's connection properties say which services it may serve.
+    private let checksWorkerKeys: Bool
 
     /// Messages read from one socket before looking at the other, so neither side starves.
     private let batch = 256
@@ -51,6 +53,11 @@ final class GatewayLoop: BrokerTransport {
         // command keeps a worker's own thread busy: a worker whose connection dies is noticed
         // (its next message is refused as unreachable) without waiting for its request's deadline.
         try backend.setConnectionHeartbeat(interval: configuration.heartbeatInterval, timeout: configuration.workerExpiry)
+        checksWorkerKeys = configuration.curve != nil
+        if let keys = configuration.curve {
+            try frontend.serveCurve(CurveServerKeys(keys: keys, domain: CurveRole.client.domain))
+            try backend.serveCurve(CurveServerKeys(keys: keys, domain: CurveRole.worker.domain))
+        }
         try frontend.setMaxMessageSize(configuration.hardFrameLimit)
         try backend.setMaxMessageSize(configuration.workerFrameLimit)
         try frontend.bind(configuration.frontendEndpoint)
@@ -63,7 +70,7 @@ final class GatewayLoop: BrokerTransport {
             metadata: [
                 "frontend": "\(frontendEndpoint)", "backend": "\(backendEndpoint)",
                 "heartbeat_ms": "\(configuration.heartbeatInterval.roundedMilliseconds)",
-                "liveness": "\(configuration.liveness)",
+                "liveness": "\(configuration.liveness)", "curve": "\(configuration.curve != nil)",
             ])
     }
 
@@ -78,7 +85,7 @@ final class GatewayLoop: BrokerTransport {
         poller.add(fileDescriptor: stop.fileDescriptor)
         while !stop.isFired {
             try poller.poll(timeout: broker.timeUntilNextTimer())
-            if poller.isReadable(backendIndex) { try drain(backend, into: broker.handleWorker) }
+            if poller.isReadable(backendIndex) { try drainWorkers() }
             if poller.isReadable(frontendIndex) { try drain(frontend, into: broker.handleClient) }
             broker.tick()
         }
@@ -102,7 +109,7 @@ final class GatewayLoop: BrokerTransport {
         let backendIndex = poller.add(backend)
         while broker.owesReplies, clock.now < deadline {
             try poller.poll(timeout: min(broker.timeUntilNextTimer(), deadline - clock.now))
-            if poller.isReadable(backendIndex) { try drain(backend, into: broker.handleWorker) }
+            if poller.isReadable(backendIndex) { try drainWorkers() }
             if poller.isReadable(frontendIndex) { try drain(frontend, into: broker.handleClient) }
             broker.tick()
         }
@@ -112,6 +119,16 @@ final class GatewayLoop: BrokerTransport {
         for _ in 0..<batch {
             guard let frames = try socket.receive(dontWait: true) else { return }
             handle(frames)
+        }
+    }
+
+    /// Like `drain`, for the backend: under CURVE with each message's worker permit.
+    private func drainWorkers() throws {
+        guard checksWorkerKeys else { return try drain(backend) { broker.handleWorker($0) } }
+        for _ in 0..<batch {
+            guard let message = try backend.receive(
+                dontWait: true, properties: ["User-Id", Majordomo.workerServicesProperty]) else { return }
+            broker.handleWorker(message.frames, permit: WorkerPermit(properties: message.properties))
         }
     }
 

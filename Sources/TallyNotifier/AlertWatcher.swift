@@ -22,11 +22,18 @@ public struct AlertWatcher: Sendable {
     /// The access token an `alerts.list` call carries; asked for before each call, so a watch that
     /// runs for hours can send a refreshed one. It runs on the watch's thread and may block.
     public var accessToken: @Sendable () throws -> String?
+    /// CURVE keys for the notifier's outlet (a subscriber key) and for the gateway; nil for plain text.
+    public var alertsCurve: CurveClientKeys?
+    public var gatewayCurve: CurveClientKeys?
 
     public init(
         alertsEndpoint: String, gatewayEndpoint: String, owner: String?, since: Int64?, topicPrefix: String,
-        callTimeout: Duration = .seconds(3), retryDelay: Duration = .seconds(1), accessToken: @escaping @Sendable () throws -> String?
+        callTimeout: Duration = .seconds(3), retryDelay: Duration = .seconds(1),
+        alertsCurve: CurveClientKeys? = nil, gatewayCurve: CurveClientKeys? = nil,
+        accessToken: @escaping @Sendable () throws -> String?
     ) {
+        self.alertsCurve = alertsCurve
+        self.gatewayCurve = gatewayCurve
         self.alertsEndpoint = alertsEndpoint
         self.gatewayEndpoint = gatewayEndpoint
         self.owner = owner
@@ -51,10 +58,12 @@ public struct AlertWatcher: Sendable {
         try socket.setHighWaterMarks(send: 1000, receive: 100_000)
         try socket.subscribe(Data((owner.map(NotifierTopic.alerts(of:)) ?? NotifierTopic.alertPrefix).utf8))
         try socket.subscribe(Data(NotifierTopic.heartbeat.utf8))
+        if let alertsCurve { try socket.useCurve(alertsCurve) }
         // Subscribe first, fetch second (the Clone pattern): what is published meanwhile waits in the socket.
         try socket.connect(alertsEndpoint)
 
-        let requester = LazyPirateRequester(context: context, endpoint: gatewayEndpoint, timeout: callTimeout, tries: 1)
+        let requester = LazyPirateRequester(
+            context: context, endpoint: gatewayEndpoint, timeout: callTimeout, tries: 1, curve: gatewayCurve)
         var seam = WatchSeam(since: since, topicPrefix: topicPrefix, owner: owner)
         let clock = ContinuousClock()
         var fetchWanted = true

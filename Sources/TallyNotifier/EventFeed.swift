@@ -60,8 +60,11 @@ public struct GatewayEventFeed: EventFeed {
     let stop: WakeupSignal?
     let credentials: ServiceAccessToken?
 
-    public init(context: ZMQContext, endpoint: String, timeout: Duration, stop: WakeupSignal?, serviceToken: String? = nil) {
-        requester = LazyPirateRequester(context: context, endpoint: endpoint, timeout: timeout, tries: 1)
+    public init(
+        context: ZMQContext, endpoint: String, timeout: Duration, stop: WakeupSignal?, serviceToken: String? = nil,
+        curve: CurveClientKeys? = nil
+    ) {
+        requester = LazyPirateRequester(context: context, endpoint: endpoint, timeout: timeout, tries: 1, curve: curve)
         self.stop = stop
         credentials = serviceToken.map(ServiceAccessToken.init)
     }

@@ -27,12 +27,17 @@ public struct NotifierConfiguration: Sendable {
     /// The service token the notifier trades for access tokens to call `<service>.events` with;
     /// nil sends no token.
     public var serviceToken: String?
+    /// CURVE: the notifier's key pair, serving the inlet (ZAP domain `worker`: only worker keys
+    /// publish events) and the outlet (domain `subscriber`) and making catch-up calls, with the
+    /// gateway's public key as `serverKey`; nil runs all three in plain text.
+    public var curve: CurveClientKeys?
 
     public init(
         eventsEndpoint: String = "tcp://127.0.0.1:5557", alertsEndpoint: String = "tcp://127.0.0.1:5558",
         frontendEndpoint: String = "tcp://127.0.0.1:5555", catchUpInterval: Duration = .seconds(5),
         catchUpTimeout: Duration = .seconds(2), heartbeatInterval: Duration = .seconds(1),
-        receiveHighWaterMark: Int32 = 100_000, eventSources: [String] = [], serviceToken: String? = nil
+        receiveHighWaterMark: Int32 = 100_000, eventSources: [String] = [], serviceToken: String? = nil,
+        curve: CurveClientKeys? = nil
     ) {
         self.eventsEndpoint = eventsEndpoint
         self.alertsEndpoint = alertsEndpoint
@@ -43,6 +48,7 @@ public struct NotifierConfiguration: Sendable {
         self.receiveHighWaterMark = receiveHighWaterMark
         self.eventSources = eventSources
         self.serviceToken = serviceToken
+        self.curve = curve
     }
 
     /// The services of `catalog` with a `<service>.events` command.
@@ -85,6 +91,7 @@ public struct NotifierService: Service {
         try inlet.setLinger(milliseconds: 0)
         try inlet.setHighWaterMarks(send: 1000, receive: configuration.receiveHighWaterMark)
         try inlet.subscribe()
+        if let curve = configuration.curve { try inlet.serveCurve(CurveServerKeys(keys: curve.keys, domain: CurveRole.worker.domain)) }
         try inlet.bind(configuration.eventsEndpoint)
 
         let outlet = try ZMQSocket(context: context, type: .pub)
@@ -92,6 +99,7 @@ public struct NotifierService: Service {
         // A little linger so the last alerts reach subscribers on a clean stop.
         try outlet.setLinger(milliseconds: 200)
         try outlet.setHighWaterMarks(send: 100_000, receive: 1000)
+        if let curve = configuration.curve { try outlet.serveCurve(CurveServerKeys(keys: curve.keys, domain: CurveRole.subscriber.domain)) }
         try outlet.bind(configuration.alertsEndpoint)
         readiness.ready("notifier taking events on \(configuration.eventsEndpoint), publishing alerts on \(configuration.alertsEndpoint)")
 
@@ -100,7 +108,8 @@ public struct NotifierService: Service {
             store: store,
             feed: GatewayEventFeed(
                 context: context, endpoint: configuration.frontendEndpoint, timeout: configuration.catchUpTimeout, stop: stop,
-                serviceToken: configuration.serviceToken),
+                serviceToken: configuration.serviceToken,
+                curve: configuration.curve),
             catalogSources: configuration.eventSources,
             initialBackoff: max(configuration.catchUpInterval, .milliseconds(100)),
             logger: logger

@@ -20,6 +20,10 @@ public enum Majordomo {
         (1...255).contains(name.count) && name.allSatisfy { (0x21...0x7E).contains($0) }
     }
 
+    /// The connection property (from the ZAP handler's reply, under CURVE) that lists the services
+    /// a worker's key may register for, comma-separated, or "*" for any.
+    public static let workerServicesProperty = "X-Tally-Services"
+
     /// Services the gateway answers itself: `system` and 8/MMI's `mmi`, with anything under them
     /// (`mmi.service`, `system.x`). No worker may register one.
     public static func isGatewayService(_ name: String) -> Bool {

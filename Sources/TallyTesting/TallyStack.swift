@@ -27,7 +27,12 @@ public final class TallyStack: @unchecked Sendable {
         /// taken for dead: 2 s of silence.
         public var liveness: Int = 10
         public var gatewayArguments: [String] = []
-        public init(workers: [String: Int] = [:]) { self.workers = workers }
+        /// CURVE on every socket, with keys made for the stack (`TallyStack.curve`).
+        public var curve = false
+        public init(workers: [String: Int] = [:], curve: Bool = false) {
+            self.workers = workers
+            self.curve = curve
+        }
     }
 
     public let options: Options
@@ -42,6 +47,9 @@ public final class TallyStack: @unchecked Sendable {
     public let dataDirectory: String
     /// The key the stack's tokens are signed with; its key pair is in `<dataDirectory>/keys`.
     public let signingKey: TokenSigningKey
+    /// The stack's CURVE keys and allowlist, when `options.curve` is on; its workers use the
+    /// `worker` key and `client()` the `client` key.
+    public let curve: StackCurve?
     public private(set) var gateway: TallyProcess!
     private let lock = NSLock()
     private var processes: [TallyProcess] = []
@@ -71,6 +79,7 @@ public final class TallyStack: @unchecked Sendable {
         events = "ipc://\(directory.path)/events"
         dataDirectory = directory.appendingPathComponent("data").path
         signingKey = try KeyFiles.create(name: "test", in: "\(dataDirectory)/keys").key
+        curve = options.curve ? try StackCurve(directory: directory) : nil
         context = try ZMQContext()
     }
 
@@ -109,20 +118,22 @@ public final class TallyStack: @unchecked Sendable {
     public func startGateway() async throws {
         gateway = try launch(
             "gateway",
-            ["gateway", "--frontend", frontend, "--backend", backend] + timing + options.gatewayArguments)
+            ["gateway", "--frontend", frontend, "--backend", backend] + timing + (curve?.gatewayArguments ?? [])
+                + options.gatewayArguments)
         try await gateway.waitUntilReady()
     }
 
     /// Starts one worker process; `waitUntilReady()` on it waits until the gateway has registered
-    /// every one of its threads.
+    /// every one of its threads. Under CURVE it connects with the key pair `curveKey`.
     @discardableResult
     public func startWorker(
-        _ service: String, concurrency: Int = 1, backend: String? = nil, extraArguments: [String] = []
+        _ service: String, concurrency: Int = 1, backend: String? = nil, curveKey: String = "worker", extraArguments: [String] = []
     ) throws -> TallyProcess {
         try launch(
             service,
             ["worker", service, "--backend", backend ?? self.backend, "--concurrency", "\(concurrency)",
-             "--events-endpoint", events, "--data-dir", dataDirectory] + timing + extraArguments)
+             "--events-endpoint", events, "--data-dir", dataDirectory] + timing + (curve?.clientArguments(curveKey) ?? [])
+                + extraArguments)
     }
 
     private var timing: [String] {
@@ -154,9 +165,10 @@ public final class TallyStack: @unchecked Sendable {
         lock.withLock { processes }.filter { $0.name == name }
     }
 
-    /// A client of this stack's gateway.
-    public func client(timeout: Duration = .seconds(5), tries: Int = 1) throws -> TallyClient {
-        try TallyClient(endpoint: frontend, timeout: timeout, tries: tries, context: context)
+    /// A client of this stack's gateway; under CURVE with the key pair `curveKey`.
+    public func client(timeout: Duration = .seconds(5), tries: Int = 1, curveKey: String = "client") throws -> TallyClient {
+        try TallyClient(
+            endpoint: frontend, timeout: timeout, tries: tries, curve: try curve?.clientKeys(curveKey), context: context)
     }
 
     /// The gateway's `system.services` row for `service`.

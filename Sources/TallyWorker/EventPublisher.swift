@@ -17,14 +17,17 @@ public final class EventPublisher: EventSink, Service, @unchecked Sendable {
     public let endpoint: String
     private let context: ZMQContext
     private let logger: Logger
+    private let curve: CurveClientKeys?
     private let wakeup = WakeupPipe()
     private let lock = NSLock()
     private var queue: Deque<CloudEvent> = []
     /// Events held while nothing drains them; beyond this the oldest are dropped (the outbox keeps them).
     private let capacity = 100_000
 
-    public init(endpoint: String, context: ZMQContext, logger: Logger) {
+    /// - Parameter curve: the worker's key pair and the notifier's public key, when the notifier runs CURVE.
+    public init(endpoint: String, context: ZMQContext, logger: Logger, curve: CurveClientKeys? = nil) {
         self.endpoint = endpoint
+        self.curve = curve
         self.context = context
         self.logger = logger
     }
@@ -47,6 +50,7 @@ public final class EventPublisher: EventSink, Service, @unchecked Sendable {
         let socket = try ZMQSocket(context: context, type: .pub)
         defer { socket.close() }
         try socket.setLinger(milliseconds: 1000)
+        if let curve { try socket.useCurve(curve) }
         try socket.connect(endpoint)
         logger.debug("publishing events", metadata: ["endpoint": "\(endpoint)"])
         var poller = ZMQPoller()

@@ -141,6 +141,7 @@ final class MajordomoWorker {
         // keeps this thread busy; a connection that stops answering them is dropped.
         try socket.setConnectionHeartbeat(
             interval: configuration.heartbeatInterval, timeout: configuration.heartbeatInterval * configuration.liveness)
+        if let curve = configuration.curve { try socket.useCurve(curve) }
         try socket.connect(configuration.backendEndpoint)
         self.socket = socket
         try send(Majordomo.WorkerMessage.ready(service: serviceName, capacity: configuration.capacity).frames)

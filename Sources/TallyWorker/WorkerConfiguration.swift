@@ -1,4 +1,5 @@
 import Foundation
+import ZeroMQ
 
 /// How a worker process reaches the gateway and how it detects that the gateway is gone.
 public struct WorkerConfiguration: Sendable {
@@ -20,6 +21,8 @@ public struct WorkerConfiguration: Sendable {
     public var maximumReconnectDelay: Duration
     /// Largest request body accepted; larger ones are answered `resource_exhausted`.
     public var maximumMessageBytes: Int
+    /// The worker's key pair and the gateway's public key, when the gateway runs CURVE.
+    public var curve: CurveClientKeys?
 
     public init(
         backendEndpoint: String = "tcp://127.0.0.1:5556",
@@ -29,8 +32,10 @@ public struct WorkerConfiguration: Sendable {
         liveness: Int = 3,
         initialReconnectDelay: Duration = .milliseconds(250),
         maximumReconnectDelay: Duration = .seconds(5),
-        maximumMessageBytes: Int = 256 * 1024
+        maximumMessageBytes: Int = 256 * 1024,
+        curve: CurveClientKeys? = nil
     ) {
+        self.curve = curve
         self.backendEndpoint = backendEndpoint
         self.concurrency = concurrency
         self.capacity = capacity

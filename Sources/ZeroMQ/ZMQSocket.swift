@@ -135,9 +135,17 @@ public final class ZMQSocket {
     /// Receives one whole multipart message, frame by frame through `zmq_msg_recv`, so frames of
     /// any size arrive intact. Returns `nil` when `dontWait` is set and nothing is waiting.
     public func receive(dontWait: Bool = false) throws -> [Data]? {
+        try receive(dontWait: dontWait, properties: [])?.frames
+    }
+
+    /// Like `receive(dontWait:)`, and also reads the named properties of the connection the message
+    /// came in on (`zmq_msg_gets`): "User-Id" and the metadata a ZAP handler attached to the
+    /// peer, "Peer-Address". A property the connection does not have is absent from the result.
+    public func receive(dontWait: Bool = false, properties: [String]) throws -> (frames: [Data], properties: [String: String])? {
         let handle = try live("zmq_msg_recv")
         var frames: [Data] = []
         frames.reserveCapacity(8)
+        var found: [String: String] = [:]
         var message = zmq_msg_t()
         while true {
             zmq_msg_init(&message)
@@ -153,9 +161,16 @@ public final class ZMQSocket {
             let frame = size == 0 ? Data() : Data(bytes: zmq_msg_data(&message), count: size)
             // Read the more-flag before closing: it belongs to the message being closed.
             let more = zmq_msg_more(&message) != 0
+            // The last frame always came from the peer (a ROUTER's first one is made locally), so
+            // it carries the connection's metadata.
+            if !more {
+                for name in properties {
+                    if let value = zmq_msg_gets(&message, name) { found[name] = String(cString: value) }
+                }
+            }
             zmq_msg_close(&message)
             frames.append(frame)
-            if !more { return frames }
+            if !more { return (frames, found) }
         }
     }
 

@@ -36,7 +36,7 @@ import Darwin
             let bad = try await client.call("calc.tip", ["amount": "x"], id: "req-tip-2")
             #expect(!bad.isOK)
             let created = try await client.call(
-                "accounts.create", ["owner": "ann", "name": "Wallet", "currency": "USD", "starting_balance": "10.00"],
+                "accounts.create", ["name": "Wallet", "currency": "USD", "starting_balance": "10.00"],
                 idempotencyKey: "metrics-1", token: try stack.accessToken(for: "ann"))
             #expect(created.isOK, "\(created)")
             try await stack.publish([priceChanged(1)])

@@ -22,19 +22,21 @@ extension TallyStack {
              "--frontend", frontend, "--backend", backend, "--data-dir", dataDirectory,
              "--catch-up-ms", "\(catchUpMs)", "--catch-up-timeout-ms", "1000",
              "--heartbeat-ms", "\(options.heartbeat.roundedUpMilliseconds)", "--liveness", "\(options.liveness)"]
-                + extraArguments)
+                + extraArguments + (curve?.notifierArguments ?? []))
         try await process.waitUntilReady()
         return process
     }
 
     /// Starts `tally watch --json` against this stack, showing the alerts of the person `token`
     /// names; without a token, of the login stored under `environment`'s `XDG_CONFIG_HOME` (as
-    /// `tally login` left it).
-    func startWatch(_ arguments: [String], token: String?, environment: [String: String] = [:]) throws -> TallyProcess {
+    /// `tally login` left it). Under CURVE it connects with the key pair `curveKey`.
+    func startWatch(
+        _ arguments: [String], token: String?, environment: [String: String] = [:], curveKey: String = "subscriber"
+    ) throws -> TallyProcess {
         try launch(
             "watch",
             ["watch", "--json", "--alerts-endpoint", alertsEndpoint, "--endpoint", frontend, "--timeout-ms", "1000"]
-                + (token.map { ["--token", $0] } ?? []) + arguments,
+                + (token.map { ["--token", $0] } ?? []) + arguments + (curve?.clientArguments(curveKey) ?? []),
             environment: environment)
     }
 
@@ -42,16 +44,19 @@ extension TallyStack {
     /// longer than any test.
     func annToken() throws -> String { try accessToken(for: "ann", lifetime: .seconds(3600)) }
 
-    /// Publishes events as a worker does: a PUB socket connected to the inlet, `[type, event JSON]`.
+    /// Publishes events as a worker does: a PUB socket connected to the inlet, `[type, event JSON]`;
+    /// under CURVE with the stack's `worker` key.
     func publish(_ events: [JSONValue]) async throws {
         let endpoint = eventsEndpoint
         let context = self.context
+        let keys = try curve?.clientKeys("worker", server: "notifier")
         try await DedicatedThread.run(name: "test-publisher") {
             // An XPUB hears the subscriber's subscription arrive: a PUB would drop what it sends
             // before then, so wait for it instead of sleeping.
             let socket = try ZMQSocket(context: context, type: .xpub)
             defer { socket.close() }
             try socket.setLinger(milliseconds: 2000)
+            if let keys { try socket.useCurve(keys) }
             try socket.connect(endpoint)
             var poller = ZMQPoller()
             poller.add(socket)
