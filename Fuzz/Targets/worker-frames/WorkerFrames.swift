@@ -1,0 +1,14 @@
+import Foundation
+import FuzzSupport
+import TallyProtocol
+
+/// A message from a worker as the gateway's broker reads it (7/MDP, worker side), its frames
+/// drawn from the input by `FuzzFrames`. A message it accepts has frames that read back as itself.
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzWorkerFrames(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
+    let frames = FuzzFrames.split(Fuzz.input(start, count))
+    guard let message = Majordomo.WorkerMessage(frames: frames[...]) else { return 0 }
+    Fuzz.require(
+        Majordomo.WorkerMessage(frames: message.frames[...]) == message, "a worker message does not survive its own framing")
+    return 0
+}
