@@ -2,7 +2,10 @@ import Foundation
 
 /// The envelope fields the gateway needs to route, time and answer a request, decoded without
 /// building `args` (the worker decodes those, once). Validation is shared with `Envelope`, so the
-/// gateway rejects exactly what a worker would.
+/// gateway rejects what a worker would, but for the text of the values inside `args` (a string's
+/// escapes and UTF-8, a number's range), which only the worker reads: JSON decoding reads a value
+/// when it is asked for, and the gateway never asks. The worker refuses such a request with the
+/// same error as any other text that is not JSON.
 public struct EnvelopeHead: Sendable, Decodable {
     public var id: String?
     public var command: String

@@ -67,7 +67,8 @@ import Testing
     }
 
     /// The gateway routes on `EnvelopeHead` and the worker runs on `Envelope`: they must accept
-    /// and refuse exactly the same requests, or a request could pass one and fail the other.
+    /// and refuse the same requests, or a request could pass one and fail the other (but for the
+    /// text inside `args`, below).
     @Test func headAndEnvelopeAgree() {
         let samples = [
             #"{"command":"calc.tip"}"#, #"{"command":"calc.tip","args":[1]}"#, #"{"command":"calc.tip","args":{"a":[1,{"b":null}]}}"#,
@@ -85,6 +86,27 @@ import Testing
             default:
                 Issue.record("Envelope and EnvelopeHead disagree on \(sample)")
             }
+        }
+    }
+
+    /// Found by the envelope fuzz target: the gateway does not read the values inside `args`, so
+    /// text there that is not JSON passes it; the worker refuses it as it refuses any text that is
+    /// not JSON, and its reply still names the request.
+    @Test func textInsideArgsThatIsNotJSONIsTheWorkersToRefuse() {
+        let samples: [Data] = [
+            Data(#"{"id":"a-1","command":"calc.tip","args":{"note":"\x"}}"#.utf8),
+            Data(#"{"id":"a-1","command":"calc.tip","args":{"note":"\ud800"}}"#.utf8),
+            Data(#"{"id":"a-1","command":"calc.tip","args":{"amount":1e999}}"#.utf8),
+            Data(#"{"id":"a-1","command":"calc.tip","args":{"note":""#.utf8) + Data([0xFF, 0xFE]) + Data(#""}}"#.utf8),
+        ]
+        for sample in samples {
+            #expect((try? EnvelopeHead.decode(sample))?.command == "calc.tip", "\(sample)")
+            guard case .failure(let error) = Result(catching: { () throws(TallyError) in try Envelope.decode(sample) }) else {
+                Issue.record("the worker accepted \(String(decoding: sample, as: UTF8.self))")
+                continue
+            }
+            #expect(error == .invalidArgument("the request is not valid JSON (UTF-8 text with one JSON object)"))
+            #expect(EnvelopeHead.recoverID(from: sample) == "a-1")
         }
     }
 
