@@ -15,7 +15,7 @@ let package = Package(
         // outside, such as the fuzz targets in Fuzz/ (a package of its own, so that its sanitizer
         // flags stay out of this build).
         .library(name: "TallyModules", targets: [
-            "TallyProtocol", "TallyMoney", "TallyStorage", "TallyWorker", "TallyGateway", "TallyCurrency",
+            "ZeroMQ", "TallyProtocol", "TallyMoney", "TallyStorage", "TallyWorker", "TallyGateway", "TallyCurrency",
             "TallyNotifier", "TallyCatalog",
         ]),
     ],

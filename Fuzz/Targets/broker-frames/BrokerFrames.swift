@@ -6,8 +6,9 @@ import TallyProtocol
 /// the input by `FuzzFrames`. A message it accepts has frames that read back as itself.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzBrokerFrames(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
-    let frames = FuzzFrames.split(Fuzz.input(start, count))
-    guard let message = Majordomo.BrokerMessage(frames: frames) else { return 0 }
-    Fuzz.require(Majordomo.BrokerMessage(frames: message.frames) == message, "a broker message does not survive its own framing")
-    return 0
+    Fuzz.onSocketThread(start, count) { input in
+        let frames = FuzzFrames.split(input)
+        guard let message = Majordomo.BrokerMessage(frames: frames) else { return }
+        Fuzz.require(Majordomo.BrokerMessage(frames: message.frames) == message, "a broker message does not survive its own framing")
+    }
 }

@@ -6,9 +6,10 @@ import TallyProtocol
 /// value it accepts survives its own encoding exactly: integers stay integers, strings stay strings.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzJSON(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
-    guard let value = try? JSONDecoder().decode(JSONValue.self, from: Fuzz.input(start, count)) else { return 0 }
-    let encoded = try? JSONEncoder.tally.encode(value)
-    let again = encoded.flatMap { try? JSONDecoder().decode(JSONValue.self, from: $0) }
-    Fuzz.require(again == value, "a JSON value does not survive its own encoding: \(value)")
-    return 0
+    Fuzz.onSocketThread(start, count) { input in
+        guard let value = try? JSONDecoder().decode(JSONValue.self, from: input) else { return }
+        let encoded = try? JSONEncoder.tally.encode(value)
+        let again = encoded.flatMap { try? JSONDecoder().decode(JSONValue.self, from: $0) }
+        Fuzz.require(again == value, "a JSON value does not survive its own encoding: \(value)")
+    }
 }

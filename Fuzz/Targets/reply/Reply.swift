@@ -6,11 +6,12 @@ import TallyProtocol
 /// reply it accepts survives its own encoding.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzReply(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
-    guard let reply = try? Reply.decode(Fuzz.input(start, count)) else { return 0 }
-    let encoded = try? JSONEncoder.tally.encode(reply)
-    let again = encoded.flatMap { try? Reply.decode($0) }
-    Fuzz.require(
-        again?.id == reply.id && again?.result == reply.result && again?.error == reply.error,
-        "a reply does not survive its own encoding")
-    return 0
+    Fuzz.onSocketThread(start, count) { input in
+        guard let reply = try? Reply.decode(input) else { return }
+        let encoded = try? JSONEncoder.tally.encode(reply)
+        let again = encoded.flatMap { try? Reply.decode($0) }
+        Fuzz.require(
+            again?.id == reply.id && again?.result == reply.result && again?.error == reply.error,
+            "a reply does not survive its own encoding")
+    }
 }

@@ -6,9 +6,10 @@ import TallyProtocol
 /// drawn from the input by `FuzzFrames`. A message it accepts has frames that read back as itself.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzWorkerFrames(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
-    let frames = FuzzFrames.split(Fuzz.input(start, count))
-    guard let message = Majordomo.WorkerMessage(frames: frames[...]) else { return 0 }
-    Fuzz.require(
-        Majordomo.WorkerMessage(frames: message.frames[...]) == message, "a worker message does not survive its own framing")
-    return 0
+    Fuzz.onSocketThread(start, count) { input in
+        let frames = FuzzFrames.split(input)
+        guard let message = Majordomo.WorkerMessage(frames: frames[...]) else { return }
+        Fuzz.require(
+            Majordomo.WorkerMessage(frames: message.frames[...]) == message, "a worker message does not survive its own framing")
+    }
 }
