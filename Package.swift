@@ -26,6 +26,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-collections.git", from: "1.6.0"),
         .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift.git", from: "0.2.0"),
         .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
+        .package(url: "https://github.com/apple/swift-crypto.git", from: "3.12.3"),
     ],
     targets: [
         // libzmq, found through pkg-config; Debian/Ubuntu ship it as libzmq3-dev.
@@ -40,6 +41,8 @@ let package = Package(
         ]),
         // A process's lifecycle as its supervisor sees it: readiness and status through sd_notify.
         .target(name: "TallyLifecycle"),
+        // What operators see of a process: logs as text or JSON lines, metrics.
+        .target(name: "TallyObservability", dependencies: [.product(name: "Logging", package: "swift-log")]),
         // The wire contract: envelopes, replies, error codes, JSON values, 7/MDP frames, the command catalog.
         .target(name: "TallyProtocol"),
         // Exact money: decimal parsing, minor units per currency, allocation, rounding.
@@ -57,6 +60,18 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),
+        // Who is asking: Ed25519-signed access tokens (a minimal JWS), the key files they are signed
+        // and checked with, and the middleware every worker runs to check them and enforce access.
+        .target(name: "TallyAuth", dependencies: [
+            "TallyProtocol", "TallyWorker", .product(name: "Crypto", package: "swift-crypto"),
+        ]),
+        // The identity service: people and service accounts, passwords (scrypt), sessions, refresh
+        // and service tokens, roles, stored in identity.sqlite.
+        .target(name: "TallyIdentity", dependencies: [
+            "TallyProtocol", "TallyStorage", "TallyWorker", "TallyAuth",
+            .product(name: "Crypto", package: "swift-crypto"),
+            .product(name: "_CryptoExtras", package: "swift-crypto"),
+        ]),
         // The calculation service: tip, tip table, bill split, split adjustment.
         .target(name: "TallyCalc", dependencies: ["TallyProtocol", "TallyMoney", "TallyWorker"]),
         // The accounts service: budget accounts per owner, stored in accounts.sqlite, and its word list.
@@ -69,6 +84,10 @@ let package = Package(
         // The shopping service: templates and shopping lists, prices, totals, shopping memory,
         // price comparison and auto-removal, stored in shopping.sqlite with its domain events.
         .target(name: "TallyShopping", dependencies: ["TallyProtocol", "TallyMoney", "TallyStorage", "TallyWorker"]),
+        // The roster service: teams, weekly schedules in the team's time zone, the shift marketplace
+        // (offered, wanted, swaps) with manager approval, points, hours worked and an iCalendar
+        // feed, stored in roster.sqlite with its event outbox.
+        .target(name: "TallyRoster", dependencies: ["TallyProtocol", "TallyStorage", "TallyWorker"]),
         // The gateway: a Majordomo broker with a JSON front door.
         .target(name: "TallyGateway", dependencies: [
             "ZeroMQ", "TallyProtocol", "TallyLifecycle",
@@ -90,12 +109,12 @@ let package = Package(
         // the gateway serves, read off their command tables.
         .target(name: "TallyCatalog", dependencies: [
             "TallyProtocol", "TallyStorage", "TallyWorker", "TallyCalc", "TallyAccounts", "TallyCurrency", "TallyShopping",
-            "TallyNotifier",
+            "TallyRoster", "TallyNotifier", "TallyIdentity", "TallyAuth",
         ]),
         // The `tally` command line: every subcommand, and the process supervisor behind `tally up`.
         .target(name: "TallyCLI", dependencies: [
             "ZeroMQ", "TallyProtocol", "TallyWorker", "TallyGateway", "TallyClient", "TallyCatalog",
-            "TallyCurrency", "TallyMoney", "TallyNotifier", "TallyLifecycle", "TallyStorage",
+            "TallyCurrency", "TallyMoney", "TallyNotifier", "TallyLifecycle", "TallyStorage", "TallyAuth", "TallyIdentity",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -103,7 +122,7 @@ let package = Package(
         .executableTarget(name: "tally", dependencies: ["TallyCLI"]),
         // Test support: a real gateway and workers as child processes on private endpoints; a
         // service's commands called in-process, as a worker calls them; a seeded generator.
-        .target(name: "TallyTesting", dependencies: ["ZeroMQ", "TallyProtocol", "TallyClient", "TallyWorker"]),
+        .target(name: "TallyTesting", dependencies: ["ZeroMQ", "TallyProtocol", "TallyClient", "TallyWorker", "TallyAuth"]),
         // Throughput and latency of a running stack: speed is measured here, never in tests.
         .executableTarget(name: "TallyBenchmark", dependencies: [
             "ZeroMQ", "TallyProtocol", "TallyTesting",
@@ -111,7 +130,10 @@ let package = Package(
             .product(name: "Histogram", package: "hdrhistogram-swift"),
         ]),
 
-        .testTarget(name: "TallyProtocolTests", dependencies: ["TallyProtocol"]),
+        .testTarget(name: "TallyProtocolTests", dependencies: ["TallyProtocol", "TallyTesting"]),
+        .testTarget(name: "TallyObservabilityTests", dependencies: [
+            "TallyObservability", .product(name: "Logging", package: "swift-log"),
+        ]),
         .testTarget(name: "TallyStorageTests", dependencies: ["TallyStorage", "TallyProtocol", "TallyTesting"]),
         .testTarget(name: "TallyMoneyTests", dependencies: ["TallyMoney", "TallyProtocol", "TallyTesting"]),
         .testTarget(name: "TallyCalcTests", dependencies: ["TallyCalc", "TallyMoney", "TallyProtocol", "TallyTesting"]),
@@ -124,10 +146,19 @@ let package = Package(
         .testTarget(name: "TallyShoppingTests", dependencies: [
             "TallyShopping", "TallyMoney", "TallyProtocol", "TallyStorage", "TallyTesting",
         ]),
+        .testTarget(name: "TallyRosterTests", dependencies: [
+            "TallyRoster", "TallyNotifier", "TallyProtocol", "TallyStorage", "TallyTesting",
+        ]),
         .testTarget(name: "TallyNotifierTests", dependencies: [
             "TallyNotifier", "TallyProtocol", "TallyStorage", "TallyTesting",
         ]),
-        .testTarget(name: "TallyIntegrationTests", dependencies: ["TallyTesting", "TallyClient", "TallyProtocol", "ZeroMQ"]),
-        .testTarget(name: "ContractTests", dependencies: ["TallyProtocol", "TallyTesting", "TallyCatalog", "ZeroMQ"], exclude: ["validate.py"]),
+        .testTarget(name: "TallyAuthTests", dependencies: [
+            "TallyAuth", "TallyProtocol", "TallyWorker", "TallyTesting", .product(name: "Logging", package: "swift-log"),
+        ]),
+        .testTarget(name: "TallyIdentityTests", dependencies: [
+            "TallyIdentity", "TallyAuth", "TallyProtocol", "TallyStorage", "TallyTesting",
+        ]),
+        .testTarget(name: "TallyIntegrationTests", dependencies: ["TallyTesting", "TallyClient", "TallyProtocol", "ZeroMQ", "TallyAuth"]),
+        .testTarget(name: "ContractTests", dependencies: ["TallyProtocol", "TallyTesting", "TallyCatalog", "TallyAuth", "ZeroMQ"], exclude: ["validate.py"]),
     ]
 )

@@ -1,121 +1,222 @@
 import ArgumentParser
 import Foundation
-import Histogram
+import TallyClient
 import TallyProtocol
 import TallyTesting
 import ZeroMQ
 
-/// `tally-bench`: closed-loop load on a gateway, reporting throughput and latency percentiles.
+/// `tally-bench`: the request path measured against the limit of this machine, in one table.
 ///
-/// Without `--endpoint` it starts its own stack (a gateway and `--workers` calc workers as real
-/// processes, on ipc endpoints), so a run measures the whole path: client → gateway → worker.
+/// Without `--endpoint` it starts its own stack as `tally up` would (a gateway, a calc worker
+/// process with one MDP worker per core, and shopping and accounts workers for the durable
+/// writes), as real processes on ipc endpoints. With `--baseline` (the default) it also runs a bare
+/// ROUTER/ROUTER relay with an echo worker over the same ZeroMQ layer in this process, and gives
+/// each throughput as a share of the relay's, measured in the same run on the same machine.
 @main
 struct Benchmark: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "tally-bench",
-        abstract: "Measure Tally's request throughput and latency.")
+        abstract: "Measure Tally's request path against a bare ZeroMQ relay, and print one table.")
 
-    @Option(help: "Gateway to load; without it a fresh local stack is started.")
+    @Option(help: "A running gateway to load; without it a fresh local stack is started.")
     var endpoint: String?
 
-    @Option(help: "Calc worker processes of the local stack.")
-    var workers: Int = 2
+    @Flag(inversion: .prefixedNo, help: "Also measure a bare ROUTER/ROUTER relay with an echo worker, the limit.")
+    var baseline = true
 
-    @Option(help: "Worker threads per worker process of the local stack.")
-    var concurrency: Int = 1
+    @Option(help: "MDP worker threads of the local calc worker process (tally up starts one per core).")
+    var concurrency: Int = ProcessInfo.processInfo.activeProcessorCount
 
-    @Option(help: "Client threads, each with one request outstanding at a time.")
+    @Option(help: "Client sockets of the throughput rows.")
     var clients: Int = 4
 
-    @Option(help: "Measured requests in all.")
-    var requests: Int = 20_000
+    @Option(help: "Requests each client keeps in flight in the throughput rows.")
+    var inFlight: Int = 16
 
-    @Option(help: "Requests before measuring, to warm caches and connections.")
-    var warmup: Int = 1_000
+    @Option(help: "Seconds measured per row.")
+    var seconds: Double = 5
 
-    @Option(help: "The command to send.")
-    var command: String = "calc.tip"
+    @Option(help: "Slices each compared row is measured in, taking turns with the others.")
+    var rounds: Int = 5
 
-    @Option(help: "Its args, as JSON.")
-    var args: String = #"{"amount":"84.00","tip_percent":"18","split":3,"currency":"USD"}"#
+    @Option(help: "Seconds of warm-up before each row is measured.")
+    var warmupSeconds: Double = 1
+
+    @Flag(inversion: .prefixedNo, help: "Measure keyed durable writes (shopping.add_item, accounts.create).")
+    var writes = true
+
+    func validate() throws {
+        guard clients >= 1, inFlight >= 1, concurrency >= 1 else { throw ValidationError("--clients, --in-flight and --concurrency must be at least 1") }
+        guard inFlight <= 1024 else { throw ValidationError("--in-flight must be at most 1024") }
+        guard seconds > 0, warmupSeconds >= 0 else { throw ValidationError("--seconds must be positive") }
+        guard rounds >= 1 else { throw ValidationError("--rounds must be at least 1") }
+    }
 
     func run() async throws {
-        let parsedArgs = try JSONDecoder().decode(JSONValue.self, from: Data(args.utf8))
-        let body = Envelope(command: command, args: parsedArgs).encoded()
-        if let endpoint {
-            try await measure(endpoint: endpoint, body: body, context: ZMQContext())
-            return
-        }
-        var options = TallyStack.Options()
-        options.heartbeat = .milliseconds(1000)
-        let stack = try TallyStack(options: options)
+        let context = try ZMQContext()
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("tally-bench-\(getpid())")
+        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        var table = ResultTable(header: header)
+
+        let relay = baseline ? BareRelay(context: context, directory: scratch) : nil
+        var stack: TallyStack?
         do {
-            try await stack.start()
-            let service = String(Envelope.service(of: command))
-            if CommandCatalog.gatewayServices.contains(service) {
-                print("stack: gateway only (\(service) is answered by the gateway), ipc endpoints")
-                try await measure(endpoint: stack.frontend, body: body, context: stack.context)
+            try await relay?.start()
+            let target: Target
+            if let endpoint {
+                target = Target(endpoint: endpoint, description: "the gateway at \(endpoint)", pids: nil)
             } else {
-                for _ in 0..<workers { try stack.startWorker(service, concurrency: concurrency) }
-                try await stack.waitForWorkers(service, count: workers * concurrency)
-                print("stack: gateway + \(workers) \(service) worker process(es) × \(concurrency) thread(s), ipc endpoints")
-                try await measure(endpoint: stack.frontend, body: body, context: stack.context)
-                if case .number(let mean)? = try await stack.serviceStatus(service)?["mean_handling_ms"] {
-                    print("mean time in the worker, as the gateway saw it: \(mean) ms")
+                var options = TallyStack.Options()
+                options.heartbeat = .milliseconds(1000)
+                let local = try TallyStack(options: options)
+                stack = local
+                try await local.startGateway()
+                var started = [try local.startWorker("calc", concurrency: concurrency)]
+                if writes {
+                    started.append(try local.startWorker("shopping", concurrency: concurrency))
+                    started.append(try local.startWorker("accounts", concurrency: concurrency))
+                }
+                for process in started { try await process.waitUntilReady() }
+                target = Target(
+                    endpoint: local.frontend, description: "gateway + calc worker (\(concurrency) MDP workers)",
+                    pids: [local.gateway.pid] + started.map(\.pid))
+                table.memory = [("gateway", local.gateway.pid), ("calc worker", started[0].pid)].map { name, pid in
+                    (name, ProcessCPU.residentBytes(pid), nil)
                 }
             }
+            try await measureReads(relay: relay, target: target, into: &table)
+            if let stack {
+                table.memory = zip(table.memory, [stack.gateway.pid] + (target.pids?.dropFirst().prefix(1) ?? [])).map { row, pid in
+                    (row.name, row.atRest, ProcessCPU.residentBytes(pid))
+                }
+            }
+            try await measureWrites(target, context: stack?.context ?? context, into: &table)
         } catch {
-            await stack.stop()
+            try? await relay?.shutdown()
+            await stack?.stop()
             throw error
         }
-        await stack.stop()
+        try await relay?.shutdown()
+        await stack?.stop()
+        table.print()
     }
 
-    private func measure(endpoint: String, body: Data, context: ZMQContext) async throws {
-        let perClient = max(1, requests / clients)
-        let warmupPerClient = max(0, warmup / clients)
-        let started = ContinuousClock.now
-        let histograms = try await withThrowingTaskGroup(of: Histogram<UInt64>.self) { group in
-            for index in 0..<clients {
-                group.addTask {
-                    try await DedicatedThread.run(name: "bench-client-\(index)") {
-                        try Self.load(endpoint: endpoint, body: body, context: context, warmup: warmupPerClient, count: perClient)
-                    }
-                }
-            }
-            var all: [Histogram<UInt64>] = []
-            for try await histogram in group { all.append(histogram) }
-            return all
-        }
-        let elapsed = ContinuousClock.now - started
-        var latency = Histogram<UInt64>(highestTrackableValue: 60_000_000, numberOfSignificantValueDigits: .three)
-        for histogram in histograms { latency.add(histogram) }
-        let total = Int(latency.totalCount)
-        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-        print("command: \(command)  clients: \(clients)  requests: \(total)  (after \(warmupPerClient * clients) warm-up)")
-        print(String(format: "throughput: %.0f requests/s over %.2f s (includes warm-up)", Double(total + warmupPerClient * clients) / seconds, seconds))
-        print("latency µs:  p50 \(latency.valueAtPercentile(50))  p90 \(latency.valueAtPercentile(90))  p99 \(latency.valueAtPercentile(99))  p99.9 \(latency.valueAtPercentile(99.9))  max \(latency.max)")
+    /// Where Tally is measured: an endpoint, and the processes behind it when they are this run's.
+    private struct Target {
+        let endpoint: String
+        let description: String
+        /// The stack's processes, whose CPU time the rows are charged with besides this one's; nil
+        /// when the stack is not this benchmark's own (its CPU time is not measured then).
+        let pids: [Int32]?
     }
 
-    /// One client: REQ socket, send, wait, record the round trip in microseconds.
-    private static func load(endpoint: String, body: Data, context: ZMQContext, warmup: Int, count: Int) throws -> Histogram<UInt64> {
-        let socket = try ZMQSocket(context: context, type: .req)
-        defer { socket.close() }
-        try socket.connect(endpoint)
-        var histogram = Histogram<UInt64>(highestTrackableValue: 60_000_000, numberOfSignificantValueDigits: .three)
-        let clock = ContinuousClock()
-        for index in 0..<(warmup + count) {
-            let sent = clock.now
-            try socket.send([body])
-            guard let reply = try socket.receive(), reply.count == 1 else { throw ValidationError("bad reply") }
-            if index == 0, !(try Reply.decode(reply[0])).isOK {
-                throw ValidationError("the command failed: \(String(decoding: reply[0], as: UTF8.self))")
+    /// The rows compared with each other: the relay against calc.tip at 4 × 16, and one synchronous
+    /// client's round trips. They are measured in `rounds` interleaved slices, so that other load
+    /// coming and going on a shared machine falls on every row alike, and their ratios hold.
+    private func measureReads(relay: BareRelay?, target: Target, into table: inout ResultTable) async throws {
+        var relayThroughput = PipelinedLoad.Outcome()
+        var relaySync = PipelinedLoad.Outcome()
+        var tipThroughput = PipelinedLoad.Outcome()
+        var pingSync = PipelinedLoad.Outcome()
+        var tipSync = PipelinedLoad.Outcome()
+        let slice = Duration.milliseconds(Int(seconds * 1000 / Double(rounds)))
+        for round in 0..<rounds {
+            // A full warm-up first; afterwards only new sockets need one.
+            let warm = round == 0 ? warmup : min(warmup, .milliseconds(200))
+            if let relay {
+                relayThroughput.merge(try await load(relay.frontend, clients: clients, inFlight: inFlight, warmup: warm, slice: slice, checks: false, pids: [], body: Requests.tip))
             }
-            if index >= warmup {
-                let (seconds, attoseconds) = (clock.now - sent).components
-                _ = histogram.record(UInt64(seconds) * 1_000_000 + UInt64(attoseconds / 1_000_000_000_000))
+            tipThroughput.merge(try await load(target.endpoint, clients: clients, inFlight: inFlight, warmup: warm, slice: slice, pids: target.pids, body: Requests.tip))
+            if let relay {
+                relaySync.merge(try await load(relay.frontend, clients: 1, inFlight: 1, warmup: warm, slice: slice, checks: false, pids: [], body: Requests.tip))
             }
+            pingSync.merge(try await load(target.endpoint, clients: 1, inFlight: 1, warmup: warm, slice: slice, pids: target.pids, body: Requests.ping))
+            tipSync.merge(try await load(target.endpoint, clients: 1, inFlight: 1, warmup: warm, slice: slice, pids: target.pids, body: Requests.tip))
         }
-        return histogram
+        let pipelined = "\(clients) × \(inFlight)"
+        if relay != nil {
+            table.relay = Figures(inFlight: pipelined, outcome: relayThroughput)
+            table.add("bare relay + echo worker (ZeroMQ layer, no JSON)", Figures(inFlight: pipelined, outcome: relayThroughput))
+        }
+        table.add("calc.tip via \(target.description)", Figures(inFlight: pipelined, outcome: tipThroughput), versusRelay: true)
+        if relay != nil {
+            table.add("bare relay, one synchronous client", Figures(inFlight: "1 × 1", outcome: relaySync))
+        }
+        table.add("system.ping, one synchronous client (gateway only)", Figures(inFlight: "1 × 1", outcome: pingSync))
+        let ratio = Double(tipSync.latency.valueAtPercentile(50)) / Double(max(1, pingSync.latency.valueAtPercentile(50)))
+        table.add("calc.tip, one synchronous client", Figures(inFlight: "1 × 1", outcome: tipSync), note: String(format: "%.2f × ping (p50)", ratio))
     }
+
+    /// Keyed durable writes, each with its own idempotency_key, 16 in flight.
+    private func measureWrites(_ target: Target, context: ZMQContext, into table: inout ResultTable) async throws {
+        table.section("keyed durable writes, 16 in flight (storage: the lead fills these in after group commit)")
+        guard writes else {
+            table.placeholder("shopping.add_item", "not measured (--no-writes)")
+            table.placeholder("accounts.create", "not measured (--no-writes)")
+            table.placeholder("event → alert at 1,000 purchases/s", "not measured yet")
+            return
+        }
+        let endpoint = target.endpoint
+        let run = UUID().uuidString.prefix(8).lowercased()
+        let client = try TallyClient(endpoint: endpoint, timeout: .seconds(10), tries: 1, context: context)
+        // A list holds at most 500 items: enough lists for 20,000 writes a second.
+        let listCount = Int(((seconds + warmupSeconds) * 20_000 / 500).rounded(.up)) + 1
+        var lists: [Int64] = []
+        for index in 0..<listCount {
+            let reply = try await client.call(
+                "shopping.create_list", ["owner": .string("bench-\(run)"), "kind": "shopping", "name": .string("Bench \(index)"), "currency": "EUR"],
+                idempotencyKey: "bench-\(run)-list-\(index)")
+            guard let id = reply.result?["list_id"]?.intValue ?? reply.result?["id"]?.intValue else {
+                throw BenchmarkError("shopping.create_list failed: \(reply)")
+            }
+            lists.append(id)
+        }
+        let shoppingLists = lists
+        let addItem = try await load(endpoint, clients: 4, inFlight: 4, warmup: warmup, slice: measured, pids: target.pids) { slot, sequence in
+            Data(#"{"id":"\#(slot)","command":"shopping.add_item","idempotency_key":"bench-\#(run)-item-\#(sequence)","args":{"owner":"bench-\#(run)","list_id":\#(shoppingLists[min(sequence / 500, shoppingLists.count - 1)]),"name":"item \#(sequence)"}}"#.utf8)
+        }
+        table.add("shopping.add_item, idempotency_key each", Figures(inFlight: "4 × 4", outcome: addItem))
+        let create = try await load(endpoint, clients: 4, inFlight: 4, warmup: warmup, slice: measured, pids: target.pids) { slot, sequence in
+            Data(#"{"id":"\#(slot)","command":"accounts.create","idempotency_key":"bench-\#(run)-account-\#(sequence)","args":{"owner":"bench-\#(run)","name":"a\#(sequence)","currency":"USD","starting_balance":"10.00"}}"#.utf8)
+        }
+        table.add("accounts.create, idempotency_key each", Figures(inFlight: "4 × 4", outcome: create))
+        table.placeholder("event → alert at 1,000 purchases/s (p99)", "not measured yet: the lead adds it with group commit")
+    }
+
+    private var header: String {
+        #if DEBUG
+        let build = "DEBUG build: not representative, use -c release"
+        #else
+        let build = "release build"
+        #endif
+        let load = (try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8))?.split(separator: " ").first.map(String.init) ?? "?"
+        return "tally-bench: \(ProcessInfo.processInfo.activeProcessorCount) cores, load \(load) at start, \(build), ipc endpoints; "
+            + String(format: "%.1f s measured per row (the first five rows in %d interleaved slices) after %.1f s warm-up", seconds, rounds, warmupSeconds)
+    }
+
+    private var measured: Duration { .milliseconds(Int(seconds * 1000)) }
+    private var warmup: Duration { .milliseconds(Int(warmupSeconds * 1000)) }
+
+    /// One slice of closed-loop load; `pids` as in `Target`.
+    private func load(
+        _ endpoint: String, clients: Int, inFlight: Int, warmup: Duration, slice: Duration, checks: Bool = true, pids: [Int32]?,
+        body: @escaping PipelinedLoad.Body
+    ) async throws -> PipelinedLoad.Outcome {
+        try await PipelinedLoad(
+            endpoint: endpoint, clients: clients, inFlight: inFlight, warmup: warmup, measured: slice, checksReplies: checks,
+            cpu: pids.map { ProcessCPU(pids: [getpid()] + $0) }
+        ).run(context: ZMQContext(), body: body)
+    }
+}
+
+/// The request bodies of the read rows, one per slot, made once.
+enum Requests {
+    static let tipArgs = #"{"amount":"84.00","tip_percent":"18","split":3,"currency":"USD"}"#
+
+    static let tip: PipelinedLoad.Body = { slot, _ in tipBodies[slot % tipBodies.count] }
+    static let ping: PipelinedLoad.Body = { slot, _ in pingBodies[slot % pingBodies.count] }
+
+    private static let tipBodies = (0..<1024).map { Data(#"{"id":"\#($0)","command":"calc.tip","args":\#(tipArgs)}"#.utf8) }
+    private static let pingBodies = (0..<1024).map { Data(#"{"id":"\#($0)","command":"system.ping"}"#.utf8) }
 }

@@ -1,8 +1,8 @@
 import ArgumentParser
 import Foundation
+import TallyCatalog
 import TallyClient
 import TallyProtocol
-import ZeroMQ
 
 struct CallCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -20,11 +20,7 @@ struct CallCommand: AsyncParsableCommand {
     @Argument(help: "The args as a JSON object, or - to read them from standard input.")
     var args: String = "{}"
 
-    @Option(help: "The gateway's client endpoint. Env: TALLY_GATEWAY_FRONTEND.")
-    var endpoint: String = EnvironmentDefaults.frontend
-
-    @Option(help: "Milliseconds to wait for each try; also the request's deadline. Env: TALLY_CALL_TIMEOUT_MS.")
-    var timeoutMs: Int = EnvironmentDefaults.callTimeoutMilliseconds
+    @OptionGroup var connection: ConnectionOptions
 
     @Option(help: "Tries after the first when no reply comes (Lazy Pirate). Env: TALLY_CALL_RETRIES.")
     var retries: Int = EnvironmentDefaults.callRetries
@@ -38,13 +34,10 @@ struct CallCommand: AsyncParsableCommand {
     @Option(help: "Idempotency key; one is generated so that retries never apply a change twice.")
     var idempotencyKey: String?
 
-    @Option(help: "Authentication token.")
+    @Option(help: "Access token to send, instead of the one tally login stored. Env: TALLY_TOKEN.")
     var token: String?
 
     func validate() throws {
-        guard (1...Envelope.maximumDeadlineMilliseconds).contains(timeoutMs) else {
-            throw ValidationError("--timeout-ms must be from 1 to \(Envelope.maximumDeadlineMilliseconds)")
-        }
         guard (0...100).contains(retries) else { throw ValidationError("--retries must be from 0 to 100") }
     }
 
@@ -56,23 +49,26 @@ struct CallCommand: AsyncParsableCommand {
         } catch {
             throw ValidationError("the args are not valid JSON: \(text)")
         }
-        let envelope = Envelope(
-            id: id, command: command, args: parsed,
-            deadlineMilliseconds: TallyClient.deadline(forTimeout: .milliseconds(timeoutMs)).roundedUpMilliseconds,
-            idempotencyKey: idempotencyKey ?? UUID().uuidString.lowercased(), token: token, locale: locale)
-        let client = try TallyClient(endpoint: endpoint, timeout: .milliseconds(timeoutMs), tries: retries + 1)
-        let frames: [Data]
-        do {
-            frames = try await client.send(envelope.encoded())
-        } catch let error as ClientError {
-            FileHandle.standardError.write(Data("tally call: \(error)\n".utf8))
-            throw ExitCode(2)
+        let client = try connection.client(tries: retries + 1)
+        let frames = try await connection.send {
+            let envelope = Envelope(
+                id: id, command: command, args: parsed, deadlineMilliseconds: connection.deadlineMilliseconds,
+                idempotencyKey: idempotencyKey ?? UUID().uuidString.lowercased(), token: try await accessToken(), locale: locale)
+            return try await client.send(envelope.encoded())
         }
         let body = frames.first ?? Data()
         let terminal = isatty(STDOUT_FILENO) == 1
         FileHandle.standardOutput.write(terminal ? JSONIndenter.indent(body) : body)
         FileHandle.standardOutput.write(Data("\n".utf8))
         if !isOK(body) { throw ExitCode(1) }
+    }
+
+    /// The token to send: --token or TALLY_TOKEN, else the login stored for this endpoint
+    /// (refreshed when it has expired). None for a command the catalog says is open to anyone.
+    private func accessToken() async throws -> String? {
+        if let token = token ?? EnvironmentDefaults.token { return token }
+        if ServiceCatalog.commands.command(named: command)?.access == .open { return nil }
+        return try await LoginStore.standard.accessToken(for: connection.endpoint, client: try connection.client())
     }
 
     private func isOK(_ body: Data) -> Bool {

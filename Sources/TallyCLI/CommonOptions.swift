@@ -2,7 +2,9 @@ import ArgumentParser
 import Foundation
 import Logging
 import ServiceLifecycle
+import TallyClient
 import TallyLifecycle
+import TallyProtocol
 import UnixSignals
 
 /// Options every long-running process shares.
@@ -46,6 +48,40 @@ struct ProcessOptions: ParsableArguments {
             configuration: ServiceGroupConfiguration(
                 services: configured, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         try await group.run()
+    }
+}
+
+/// The gateway a client command talks to, and how patiently.
+struct ConnectionOptions: ParsableArguments {
+    @Option(help: "The gateway's client endpoint. Env: TALLY_GATEWAY_FRONTEND.")
+    var endpoint: String = EnvironmentDefaults.frontend
+
+    @Option(help: "Milliseconds to wait for each try; also the request's deadline. Env: TALLY_CALL_TIMEOUT_MS.")
+    var timeoutMs: Int = EnvironmentDefaults.callTimeoutMilliseconds
+
+    func validate() throws {
+        guard (1...Envelope.maximumDeadlineMilliseconds).contains(timeoutMs) else {
+            throw ValidationError("--timeout-ms must be from 1 to \(Envelope.maximumDeadlineMilliseconds)")
+        }
+    }
+
+    /// A client of the gateway, trying each request `tries` times. One try (the default) for a
+    /// login or a refresh: sent twice, they would start two sessions, or end one.
+    func client(tries: Int = 1) throws -> TallyClient {
+        try TallyClient(endpoint: endpoint, timeout: .milliseconds(timeoutMs), tries: tries)
+    }
+
+    /// The deadline to send, a little under the client's timeout.
+    var deadlineMilliseconds: Int { TallyClient.deadline(forTimeout: .milliseconds(timeoutMs)).roundedUpMilliseconds }
+
+    /// Runs `body`; no reply from the gateway exits 2.
+    func send<T>(_ body: () async throws -> T) async throws -> T {
+        do {
+            return try await body()
+        } catch let error as ClientError {
+            FileHandle.standardError.write(Data("tally: \(error)\n".utf8))
+            throw ExitCode(2)
+        }
     }
 }
 

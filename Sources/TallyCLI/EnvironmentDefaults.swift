@@ -7,6 +7,11 @@ enum EnvironmentDefaults {
         ProcessInfo.processInfo.environment[name].flatMap { $0.isEmpty ? nil : $0 } ?? fallback
     }
 
+    /// The variable's value, or nil when it is unset or empty.
+    static func optionalString(_ name: String) -> String? {
+        ProcessInfo.processInfo.environment[name].flatMap { $0.isEmpty ? nil : $0 }
+    }
+
     static func int(_ name: String, _ fallback: Int) -> Int {
         ProcessInfo.processInfo.environment[name].flatMap { Int($0) } ?? fallback
     }
@@ -18,10 +23,22 @@ enum EnvironmentDefaults {
     static var maximumMessageBytes: Int { int("TALLY_MAX_MESSAGE_BYTES", 256 * 1024) }
     static var defaultDeadlineMilliseconds: Int { int("TALLY_DEFAULT_DEADLINE_MS", 5000) }
     static var maximumQueueDepth: Int { int("TALLY_MAX_QUEUE_DEPTH", 10_000) }
+    static var maximumHeldReplies: Int { int("TALLY_MAX_HELD_REPLIES", 200_000) }
     static var eventsEndpoint: String { string("TALLY_EVENTS_ENDPOINT", "tcp://127.0.0.1:5557") }
     static var dataDirectory: String { string("TALLY_DATA_DIR", "./.tally") }
     static var logLevel: String { string("TALLY_LOG_LEVEL", "info") }
-    static var concurrency: Int { int("TALLY_WORKER_CONCURRENCY", 1) }
+    /// MDP workers (threads) per worker process: one per core.
+    static var concurrency: Int { int("TALLY_WORKER_CONCURRENCY", ProcessInfo.processInfo.activeProcessorCount) }
+    static var capacity: Int { int("TALLY_WORKER_CAPACITY", 16) }
     static var callTimeoutMilliseconds: Int { int("TALLY_CALL_TIMEOUT_MS", 5000) }
     static var callRetries: Int { int("TALLY_CALL_RETRIES", 2) }
+    static var publicKeys: String? { optionalString("TALLY_PUBLIC_KEYS") }
+    static var signingKey: String? { optionalString("TALLY_SIGNING_KEY") }
+    static var serviceTokenFile: String? { optionalString("TALLY_SERVICE_TOKEN_FILE") }
+    static var accessTokenSeconds: Int { int("TALLY_ACCESS_TOKEN_SECONDS", 300) }
+    static var refreshTokenDays: Int { int("TALLY_REFRESH_TOKEN_DAYS", 14) }
+    static var passwordCost: Int { int("TALLY_PASSWORD_COST", 17) }
+    static var token: String? { optionalString("TALLY_TOKEN") }
+    static var adminUser: String? { optionalString("TALLY_ADMIN_USER") }
+    static var adminPassword: String? { optionalString("TALLY_ADMIN_PASSWORD") }
 }

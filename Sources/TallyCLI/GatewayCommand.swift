@@ -26,12 +26,16 @@ struct GatewayCommand: AsyncParsableCommand {
     @Option(help: "Requests a service may have waiting for a worker before new ones are refused. Env: TALLY_MAX_QUEUE_DEPTH.")
     var maxQueueDepth: Int = EnvironmentDefaults.maximumQueueDepth
 
+    @Option(help: "Replies held for one client that is not reading before its new requests are not accepted. Env: TALLY_MAX_HELD_REPLIES.")
+    var maxHeldReplies: Int = EnvironmentDefaults.maximumHeldReplies
+
     @OptionGroup var process: ProcessOptions
 
     func validate() throws {
         guard maxMessageBytes >= 1024 else { throw ValidationError("--max-message-bytes must be at least 1024") }
         guard defaultDeadlineMs >= 1 else { throw ValidationError("--default-deadline-ms must be at least 1") }
         guard maxQueueDepth >= 1 else { throw ValidationError("--max-queue-depth must be at least 1") }
+        guard maxHeldReplies >= 1 else { throw ValidationError("--max-held-replies must be at least 1") }
     }
 
     func run() async throws {
@@ -39,7 +43,7 @@ struct GatewayCommand: AsyncParsableCommand {
         let configuration = GatewayConfiguration(
             frontendEndpoint: frontend, backendEndpoint: backend, heartbeatInterval: heartbeat.interval,
             liveness: heartbeat.liveness, maximumMessageBytes: maxMessageBytes, defaultDeadline: .milliseconds(defaultDeadlineMs),
-            maximumQueueDepth: maxQueueDepth, catalog: ServiceCatalog.commands)
+            maximumQueueDepth: maxQueueDepth, maximumHeldReplies: maxHeldReplies, catalog: ServiceCatalog.commands)
         let context = try ZMQContext()
         let readiness = Readiness(parts: ["gateway"])
         try await process.runServices(

@@ -1,4 +1,6 @@
 import ArgumentParser
+import Foundation
+import TallyAuth
 import TallyCatalog
 import TallyLifecycle
 import TallyNotifier
@@ -46,6 +48,14 @@ struct NotifierCommand: AsyncParsableCommand {
     @Option(help: "Milliseconds one catch-up call waits for the gateway.")
     var catchUpTimeoutMs: Int = 2000
 
+    @Option(
+        help: """
+            A file holding the notifier's service token (mode 0600; tally identity service-token notifier --out FILE makes one),             traded for access tokens to call <service>.events with (default: <data-dir>/keys/notifier.token when it exists).             Env: TALLY_SERVICE_TOKEN_FILE.
+            """)
+    var serviceTokenFile: String?
+
+    @OptionGroup var keys: KeyOptions
+
     @OptionGroup var heartbeat: HeartbeatOptions
 
     @OptionGroup var process: ProcessOptions
@@ -57,12 +67,18 @@ struct NotifierCommand: AsyncParsableCommand {
 
     func run() async throws {
         let logger = process.bootstrap(label: "tally.notifier")
+        let verifier = try keys.verifier(dataDirectory: dataDir, logger: logger)
+        let serviceToken = try readServiceToken()
+        if serviceToken == nil {
+            logger.warning(
+                "no service token: catch-up calls <service>.events without one, and services that need one refuse them; make one with tally identity service-token notifier")
+        }
         let store = try NotifierStore(engine: try ServiceCatalog.engine(for: "notifier", dataDirectory: dataDir))
         let context = try ZMQContext()
         let configuration = NotifierConfiguration(
             eventsEndpoint: eventsEndpoint, alertsEndpoint: alertsEndpoint, frontendEndpoint: frontend,
             catchUpInterval: .milliseconds(catchUpMs), catchUpTimeout: .milliseconds(catchUpTimeoutMs),
-            eventSources: NotifierConfiguration.eventSources(in: ServiceCatalog.commands))
+            eventSources: NotifierConfiguration.eventSources(in: ServiceCatalog.commands), serviceToken: serviceToken)
         let workers = WorkerConfiguration(
             backendEndpoint: backend, heartbeatInterval: heartbeat.interval, liveness: heartbeat.liveness)
         let readiness = Readiness(parts: ["notifier", "alerts"])
@@ -72,8 +88,21 @@ struct NotifierCommand: AsyncParsableCommand {
                     store: store, configuration: configuration, context: context, logger: logger,
                     readiness: readiness.reporter(for: "notifier")),
                 WorkerService(
-                    handler: AlertsService(store: store), configuration: workers, context: context, logger: logger,
+                    handler: AlertsService(store: store), middleware: ServiceCatalog.middleware(verifier: verifier),
+                    configuration: workers, context: context, logger: logger,
                     readiness: readiness.reporter(for: "alerts")),
             ], readiness: readiness, logger: logger)
+    }
+
+    /// The service token: from `--service-token-file`, or `<data-dir>/keys/notifier.token` when it exists.
+    private func readServiceToken() throws -> String? {
+        let defaultFile = KeyOptions.notifierTokenFile(dataDirectory: dataDir)
+        guard let file = serviceTokenFile ?? EnvironmentDefaults.serviceTokenFile ?? (FileManager.default.fileExists(atPath: defaultFile) ? defaultFile : nil) else {
+            return nil
+        }
+        let text = String(decoding: try SecretFile.read(file, what: "the service token file"), as: UTF8.self)
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !text.isEmpty else { throw KeyFileError("the service token file \(file) is empty") }
+        return text
     }
 }

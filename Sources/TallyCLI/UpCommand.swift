@@ -9,7 +9,9 @@ struct UpCommand: AsyncParsableCommand {
         abstract: "Run the whole stack on this machine: the gateway, one worker of each service and the notifier.",
         discussion: """
             Each process runs as a child of this one, its log lines prefixed with its name. A child
-            that dies is restarted; Ctrl-C or SIGTERM stops them all.
+            that dies is restarted; Ctrl-C or SIGTERM stops them all. On its first run it makes a
+            token-signing key pair in <data-dir>/keys (unless TALLY_SIGNING_KEY names one) and the
+            notifier's service token, and with --admin a first admin.
             """)
 
     @Option(help: "Directory for the data of stateful services. Env: TALLY_DATA_DIR.")
@@ -23,25 +25,40 @@ struct UpCommand: AsyncParsableCommand {
 
     @OptionGroup var heartbeat: HeartbeatOptions
 
-    @Option(help: "Worker threads per service. Env: TALLY_WORKER_CONCURRENCY.")
+    @Option(help: "MDP workers (threads) per service (default: one per core). Env: TALLY_WORKER_CONCURRENCY.")
     var concurrency: Int = EnvironmentDefaults.concurrency
+
+    @Option(help: "Requests each MDP worker takes at once; 1 is plain 7/MDP. Env: TALLY_WORKER_CAPACITY.")
+    var capacity: Int = EnvironmentDefaults.capacity
+
+    @Option(
+        help: """
+            Make this person an admin on start (if new: with the password in TALLY_ADMIN_PASSWORD, or one made up and printed             once). Env: TALLY_ADMIN_USER.
+            """)
+    var admin: String?
+
+    @OptionGroup var passwordHashing: PasswordHashingOptions
 
     @OptionGroup var process: ProcessOptions
 
     func run() async throws {
         let logger = process.bootstrap(label: "tally.up")
         try FileManager.default.createDirectory(atPath: dataDir, withIntermediateDirectories: true)
+        try UpBootstrap(dataDirectory: dataDir, passwordHashing: passwordHashing.parameters, logger: logger).run(admin: admin ?? EnvironmentDefaults.adminUser)
         let shared = heartbeat.arguments + ["--log-level", process.logLevel]
         var children = [ChildSpec(name: "gateway", arguments: ["gateway", "--frontend", frontend, "--backend", backend] + shared)]
         for service in ServiceCatalog.all {
+            let own = service == "identity" ? ["--password-cost", "\(passwordHashing.passwordCost)"] : []
             children.append(ChildSpec(
                 name: service,
-                arguments: ["worker", service, "--backend", backend, "--data-dir", dataDir, "--concurrency", "\(concurrency)"] + shared))
+                arguments: ["worker", service, "--backend", backend, "--data-dir", dataDir, "--concurrency", "\(concurrency)",
+                            "--capacity", "\(capacity)"] + own + shared))
         }
         children.append(ChildSpec(
             name: "notifier",
             arguments: ["notifier", "--frontend", frontend, "--backend", backend, "--data-dir", dataDir,
-                        "--events-endpoint", NotifierDefaults.eventsEndpoint, "--alerts-endpoint", NotifierDefaults.alertsEndpoint]
+                        "--events-endpoint", NotifierDefaults.eventsEndpoint, "--alerts-endpoint", NotifierDefaults.alertsEndpoint,
+                        "--service-token-file", KeyOptions.notifierTokenFile(dataDirectory: dataDir)]
                 + shared))
         logger.info("starting", metadata: ["frontend": "\(frontend)", "data_dir": "\(dataDir)"])
         // The children's notification sockets: short paths (a Unix socket path has ~100 bytes),

@@ -1,6 +1,7 @@
 import ArgumentParser
 import TallyCatalog
 import TallyLifecycle
+import TallyProtocol
 import TallyWorker
 import ZeroMQ
 
@@ -13,8 +14,11 @@ struct WorkerCommand: AsyncParsableCommand {
     @Argument(help: "The service to serve: \(ServiceCatalog.all.joined(separator: ", ")).")
     var service: String
 
-    @Option(help: "Worker threads in this process, each its own MDP worker. Env: TALLY_WORKER_CONCURRENCY.")
+    @Option(help: "MDP workers (threads) in this process (default: one per core). Env: TALLY_WORKER_CONCURRENCY.")
     var concurrency: Int = EnvironmentDefaults.concurrency
+
+    @Option(help: "Requests each MDP worker takes at once; 1 is plain 7/MDP. Env: TALLY_WORKER_CAPACITY.")
+    var capacity: Int = EnvironmentDefaults.capacity
 
     @Option(help: "The gateway's worker endpoint to connect to. Env: TALLY_GATEWAY_BACKEND.")
     var backend: String = EnvironmentDefaults.backend
@@ -29,6 +33,10 @@ struct WorkerCommand: AsyncParsableCommand {
 
     @Option(help: "Where services that record events publish them: the notifier's inlet. Env: TALLY_EVENTS_ENDPOINT.")
     var eventsEndpoint: String = EnvironmentDefaults.eventsEndpoint
+
+    @OptionGroup var keys: KeyOptions
+
+    @OptionGroup var identity: IdentityOptions
 
     @Option(help: .hidden)
     var handlingDelayMs: Int = 0
@@ -46,6 +54,9 @@ struct WorkerCommand: AsyncParsableCommand {
             throw ValidationError("unknown service '\(service)'; choose one of \(ServiceCatalog.workerServices.joined(separator: ", "))")
         }
         guard (1...256).contains(concurrency) else { throw ValidationError("--concurrency must be from 1 to 256") }
+        guard (1...Majordomo.maximumCapacity).contains(capacity) else {
+            throw ValidationError("--capacity must be from 1 to \(Majordomo.maximumCapacity)")
+        }
     }
 
     func run() async throws {
@@ -54,17 +65,22 @@ struct WorkerCommand: AsyncParsableCommand {
         let publisher = ServiceCatalog.publishingEvents.contains(service)
             ? EventPublisher(endpoint: eventsEndpoint, context: context, logger: logger, exitAfterCommit: exitAfterCommit)
             : nil
+        let signingKey = service == "identity" ? try identity.loadSigningKey(dataDirectory: dataDir) : nil
+        let verifier = try keys.verifier(dataDirectory: dataDir, extra: signingKey.map { [$0.verificationKey] } ?? [], logger: logger)
         guard let handler = try ServiceCatalog.handler(
             named: service, dataDirectory: dataDir,
-            options: ServiceOptions(currencyLoadDelay: .milliseconds(currencyLoadDelayMs), eventSink: publisher)) else {
+            options: ServiceOptions(
+                currencyLoadDelay: .milliseconds(currencyLoadDelayMs), eventSink: publisher, signingKey: signingKey,
+                identity: identity.settings)) else {
             throw ValidationError("unknown service '\(service)'")
         }
         let configuration = WorkerConfiguration(
-            backendEndpoint: backend, concurrency: concurrency, heartbeatInterval: heartbeat.interval,
+            backendEndpoint: backend, concurrency: concurrency, capacity: capacity, heartbeatInterval: heartbeat.interval,
             liveness: heartbeat.liveness, maximumMessageBytes: maxMessageBytes, handlingDelay: .milliseconds(handlingDelayMs))
         let readiness = Readiness(parts: [service])
         let worker = WorkerService(
-            handler: handler, configuration: configuration, context: context, logger: logger,
+            handler: handler, middleware: ServiceCatalog.middleware(verifier: verifier), configuration: configuration,
+            context: context, logger: logger,
             readiness: readiness.reporter(for: service))
         try await process.runServices(publisher.map { [worker, $0] } ?? [worker], readiness: readiness, logger: logger)
     }

@@ -25,12 +25,12 @@ public final class TallyClient: Sendable {
     /// `isOK == false`; only a missing or unreadable reply throws.
     public func call(
         _ command: String, _ args: JSONValue = .object([:]), id: String? = nil, locale: String? = nil,
-        idempotencyKey: String? = nil, deadline: Duration? = nil
+        idempotencyKey: String? = nil, token: String? = nil, deadline: Duration? = nil
     ) async throws -> Reply {
         let envelope = Envelope(
             id: id, command: command, args: args,
             deadlineMilliseconds: (deadline ?? Self.deadline(forTimeout: timeout)).roundedUpMilliseconds,
-            idempotencyKey: idempotencyKey, locale: locale)
+            idempotencyKey: idempotencyKey, token: token, locale: locale)
         return try await call(envelope)
     }
 

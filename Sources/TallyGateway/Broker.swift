@@ -1,22 +1,24 @@
 import DequeModule
 import Foundation
-import HeapModule
 import Logging
 import TallyProtocol
 
-/// How the broker puts frames on the wire. Returns false when the peer cannot be reached
-/// (gone, or not reading), so the broker can act on it rather than lose the message silently.
+/// How the broker puts frames on the wire, never waiting: a full peer and a gone one are told
+/// apart, so the broker can hold a reply for the first and act on the second.
 protocol BrokerTransport: AnyObject {
-    func sendToClient(_ frames: [Data]) -> Bool
-    func sendToWorker(_ frames: [Data]) -> Bool
+    func sendToClient(_ frames: [Data]) -> SendOutcome
+    func sendToWorker(_ frames: [Data]) -> SendOutcome
 }
 
 /// The gateway's state machine, after the ZeroMQ guide's `mdbroker`: services with queues of
-/// requests and idle workers, heartbeats both ways, and deadlines.
+/// requests and workers with room for them, heartbeats both ways, and deadlines. It routes on frames: the
+/// service is named by a 7/MDP frame or by the envelope's command, request bodies go to workers
+/// as the client sent them, and replies go back as the worker sent them.
 ///
 /// Unlike the reference broker it never drops a request silently: every accepted request is
-/// answered by a worker's reply or by the gateway (`unavailable`, `deadline_exceeded`), and a
-/// request whose worker dies is sent to another worker when that is safe.
+/// answered exactly once, by a worker's reply or by the gateway (`unavailable`,
+/// `deadline_exceeded`); a request whose worker dies is sent to another worker when that is safe;
+/// a reply to a client that is not reading is held for it (`HeldReplies`).
 ///
 /// Single-threaded: only the gateway's socket thread calls it.
 final class Broker {
@@ -29,9 +31,18 @@ final class Broker {
     private(set) var services: [String: ServiceRecord] = [:]
     private(set) var workers: [Data: WorkerRecord] = [:]
     private var requests: [UInt64: PendingRequest] = [:]
-    private var deadlines = Heap<DeadlineEntry>()
+    private var deadlines = DeadlineQueue()
     private var nextRequestID: UInt64 = 1
     private var heartbeatAt: ContinuousClock.Instant
+    private var dispatches: UInt64 = 0
+    private var held: HeldReplies
+    /// Requests not accepted from clients with `held.limit` replies waiting, by client, until it reads again.
+    private var refused: [Data: Int] = [:]
+    /// Services whose 7/MDP requests carry a Tally JSON envelope: the catalog's and the gateway's.
+    private let tallyServices: Set<String>
+
+    /// How often held replies are tried again while a client's queue stays full.
+    static let heldReplyRetry = Duration.milliseconds(1)
 
     init(configuration: GatewayConfiguration, transport: any BrokerTransport, logger: Logger) {
         self.configuration = configuration
@@ -39,6 +50,8 @@ final class Broker {
         self.logger = logger
         startedAt = clock.now
         heartbeatAt = startedAt + configuration.heartbeatInterval
+        held = HeldReplies(limit: configuration.maximumHeldReplies)
+        tallyServices = configuration.catalog.workerServices.union(CommandCatalog.gatewayServices)
         for name in configuration.catalog.workerServices { services[name] = ServiceRecord(name: name) }
     }
 
@@ -49,80 +62,124 @@ final class Broker {
         switch ClientRequest(frames: frames) {
         case .malformed(let address, let reason):
             guard let address else { return }
-            reply(to: address, id: nil, body: Reply.failure(id: nil, error: .invalidArgument(reason)))
-        case .plain(let address, let body):
+            answer(address, id: nil, .invalidArgument(reason))
+        case .plain(let identity, let body):
+            guard admits(identity) else { return }
+            let address = ClientAddress(identity: identity, framing: .plain)
             guard checkSize(body.count, address) else { return }
-            accept(body, from: address, service: nil)
-        case .majordomo(let address, let service, let body):
-            guard checkSize(body.reduce(0) { $0 + $1.count }, address) else { return }
-            if service.hasPrefix("mmi.") && body.first?.first != UInt8(ascii: "{") {
+            acceptEnvelope(body, from: address, frameService: nil)
+        case .majordomo(let identity, let serviceFrame, let body):
+            guard admits(identity) else { return }
+            // The name is visible ASCII (checked with the framing), so this never repairs anything.
+            let service = String(decoding: serviceFrame, as: UTF8.self)
+            let isTally = tallyServices.contains(service) || service.hasPrefix("mmi.")
+            let address = ClientAddress(identity: identity, framing: isTally ? .majordomo(service: serviceFrame) : .opaque(service: serviceFrame))
+            guard let first = body.first else {
+                answer(address, id: nil, .invalidArgument("a 7/MDP request has frames \"\", \"MDPC01\", service and one or more body frames"))
+                return
+            }
+            if service.hasPrefix("mmi.") && first.first != UInt8(ascii: "{") {
                 // 8/MMI as the guide's clients speak it: the body is a bare service name.
-                reply(to: address, id: nil, body: Data(mmiCode(service: service, asking: body.first.map { String(decoding: $0, as: UTF8.self) }).utf8))
+                let code = mmiCode(service: service, asking: String(decoding: first, as: UTF8.self))
+                deliver(address.frames(CollectionOfOne(Data(code.utf8))), to: identity)
                 return
             }
-            guard body.count == 1 else {
-                reply(to: address, id: nil, body: Reply.failure(id: nil, error: .invalidArgument(
-                    "a 7/MDP request to Tally carries one body frame, the JSON envelope; got \(body.count)")))
-                return
+            guard checkSize(body.reduce(0) { $0 + $1.count }, address) else { return }
+            if isTally {
+                guard body.count == 1 else {
+                    answer(address, id: nil, .invalidArgument("a 7/MDP request to Tally carries one body frame, the JSON envelope; got \(body.count)"))
+                    return
+                }
+                acceptEnvelope(first, from: address, frameService: service)
+            } else {
+                acceptOpaque(body, from: address, service: service)
             }
-            accept(body[0], from: address, service: service)
         }
+    }
+
+    /// Whether a request from this client may be accepted: not while it has as many replies
+    /// waiting as it may (it is not reading them). Such a request is counted and not answered.
+    private func admits(_ identity: Data) -> Bool {
+        guard held.isFull(identity) else { return true }
+        if refused[identity] == nil {
+            logger.warning(
+                "a client is not reading its replies; its new requests are not accepted until it does",
+                metadata: ["held_replies": "\(configuration.maximumHeldReplies)"])
+        }
+        refused[identity, default: 0] += 1
+        return false
     }
 
     private func checkSize(_ size: Int, _ address: ClientAddress) -> Bool {
         guard size > configuration.maximumMessageBytes else { return true }
-        reply(to: address, id: nil, body: Reply.failure(id: nil, error: TallyError(
+        answer(address, id: nil, TallyError(
             .resourceExhausted,
-            "the request is \(size) bytes; the gateway accepts at most \(configuration.maximumMessageBytes)")))
+            "the request is \(size) bytes; the gateway accepts at most \(configuration.maximumMessageBytes)"))
         return false
     }
 
-    /// Routes a request by its envelope: gateway commands are answered here, the rest are queued
-    /// for a worker of their service.
-    private func accept(_ body: Data, from address: ClientAddress, service frameService: String?) {
+    /// A request of one of Tally's services, or one sent as a plain JSON envelope: routed by the
+    /// envelope's command, which is read once, `args` only for its type. Gateway commands are
+    /// answered here; the rest are queued for a worker of their service.
+    private func acceptEnvelope(_ body: Data, from address: ClientAddress, frameService: String?) {
         let head: EnvelopeHead
         do {
             head = try EnvelopeHead.decode(body)
         } catch {
-            let id = EnvelopeHead.recoverID(from: body)
-            reply(to: address, id: id, body: Reply.failure(id: id, error: error))
+            answer(address, id: EnvelopeHead.recoverID(from: body), error)
             return
         }
         let service = String(head.service)
         // A 7/MDP client names the service in a frame; 8/MMI names the whole command there (`mmi.service`).
         if let frameService, frameService != service && frameService != head.command {
-            reply(to: address, id: head.id, body: Reply.failure(id: head.id, error: .invalidArgument(
+            answer(address, id: head.id, .invalidArgument(
                 "command '\(head.command)' belongs to service '\(service)' but was sent to service '\(frameService)'",
-                field: "command")))
+                field: "command"))
             return
         }
         if CommandCatalog.gatewayServices.contains(service) {
-            reply(to: address, id: head.id, body: answerGatewayCommand(body, head: head))
+            deliver(address.frames(CollectionOfOne(answerGatewayCommand(body, head: head))), to: address.identity)
             return
         }
+        let timeout = head.deadlineMilliseconds.map { Duration.milliseconds($0) } ?? configuration.defaultDeadline
+        enqueue(
+            body: [body][...], from: address, service: service, command: head.command,
+            envelopeID: head.id, timeout: timeout,
+            retrySafe: configuration.catalog.isSafeToRetry(command: head.command, idempotencyKey: head.idempotencyKey))
+    }
+
+    /// A 7/MDP request of a service Tally does not define: its body frames go to a worker untouched.
+    /// Nothing in them says whether it changes state, so it is never sent to a second worker.
+    private func acceptOpaque(_ body: ArraySlice<Data>, from address: ClientAddress, service: String) {
+        enqueue(
+            body: body, from: address, service: service, command: nil, envelopeID: nil, timeout: configuration.defaultDeadline,
+            retrySafe: false)
+    }
+
+    private func enqueue(
+        body: ArraySlice<Data>, from address: ClientAddress, service: String, command: String?, envelopeID: String?,
+        timeout: Duration, retrySafe: Bool
+    ) {
         guard services[service] != nil else {
             let known = services.keys.sorted().joined(separator: ", ")
-            reply(to: address, id: head.id, body: Reply.failure(id: head.id, error: TallyError(
+            answer(address, id: envelopeID, TallyError(
                 .unimplemented, "there is no service '\(service)'; this gateway serves \(known), system and mmi",
-                field: "command")))
+                field: command == nil ? nil : "command"))
             return
         }
         guard services[service]!.queue.count < configuration.maximumQueueDepth else {
-            reply(to: address, id: head.id, body: Reply.failure(id: head.id, error: TallyError(
+            answer(address, id: envelopeID, TallyError(
                 .resourceExhausted,
-                "\(configuration.maximumQueueDepth) \(service) requests are already waiting for a worker; retry later")))
+                "\(configuration.maximumQueueDepth) \(service) requests are already waiting for a worker; retry later"))
             services[service]!.record(error: true)
             return
         }
-        let now = clock.now
-        let timeout = head.deadlineMilliseconds.map { Duration.milliseconds($0) } ?? configuration.defaultDeadline
         let request = PendingRequest(
-            id: nextRequestID, client: address, envelopeID: head.id, command: head.command, service: service,
-            body: body, acceptedAt: now, timeout: timeout,
-            retrySafe: configuration.catalog.isSafeToRetry(command: head.command, idempotencyKey: head.idempotencyKey))
+            id: nextRequestID, client: address, envelopeID: envelopeID, command: command, service: service,
+            body: body, acceptedAt: clock.now, timeout: timeout, retrySafe: retrySafe)
         nextRequestID += 1
         requests[request.id] = request
-        deadlines.insert(DeadlineEntry(deadline: request.deadline, request: request.id))
+        deadlines.insert(request: request.id, deadline: request.deadline, timeout: timeout)
         services[service]!.queue.append(request.id)
         dispatch(service)
     }
@@ -140,43 +197,45 @@ final class Broker {
         let now = clock.now
         workers[identity]?.expiry = now + configuration.workerExpiry
         switch message {
-        case .ready(let service):
+        case .ready(let service, let capacity):
             guard workers[identity] == nil else {
                 removeWorker(identity, reason: "sent READY twice", notify: true)
                 return
             }
-            guard !CommandCatalog.gatewayServices.contains(service), Envelope.isWellFormedCommand("\(service).x") else {
+            guard Majordomo.isValidServiceName(Data(service.utf8)), !Majordomo.isGatewayService(service) else {
                 logger.warning("refused a worker for a reserved or malformed service name", metadata: ["service": "\(service)"])
                 _ = transport.sendToWorker([identity] + Majordomo.BrokerMessage.disconnect.frames)
                 return
             }
-            workers[identity] = WorkerRecord(identity: identity, service: service, expiry: now + configuration.workerExpiry)
+            workers[identity] = WorkerRecord(identity: identity, service: service, capacity: capacity, expiry: now + configuration.workerExpiry)
             services[service, default: ServiceRecord(name: service)].liveWorkers += 1
-            services[service]!.idle.append(identity)
+            services[service]!.members.append(identity)
             logger.info("worker joined", metadata: ["service": "\(service)", "workers": "\(services[service]!.liveWorkers)"])
             dispatch(service)
             // Acknowledge at once (any broker message says "registered"), so the worker can report
             // itself ready now instead of at the next heartbeat.
-            if workers[identity]?.request == nil {
+            if workers[identity]?.held.isEmpty == true {
                 _ = transport.sendToWorker([identity] + Majordomo.BrokerMessage.heartbeat.frames)
             }
         case .reply(let client, let body):
-            guard var worker = workers[identity] else {
+            guard let worker = workers[identity] else {
                 _ = transport.sendToWorker([identity] + Majordomo.BrokerMessage.disconnect.frames)
                 return
             }
-            if let id = PendingRequest.id(fromToken: client), worker.request == id,
-                let request = requests.removeValue(forKey: id)
-            {
-                reply(to: request.client, id: request.envelopeID, frames: body)
+            guard let holding = PendingRequest.id(fromToken: client), let index = worker.held.firstIndex(of: holding) else {
+                // 7/MDP: a REPLY from a worker that holds no request (or answers another) is answered DISCONNECT.
+                removeWorker(identity, reason: "sent a REPLY for a request it does not hold", notify: true)
+                return
+            }
+            workers[identity]!.held.remove(at: index)
+            if let request = requests.removeValue(forKey: holding) {
+                deliver(request.client.frames(body), to: request.client.identity)
                 let handling = now - (request.dispatchedAt ?? now)
-                services[worker.service]!.record(served: handling, error: body.first.map(Broker.isErrorReply) ?? true)
+                let isError = request.repliesAreTallyJSON && (body.first.map(Broker.isErrorReply) ?? true)
+                services[worker.service]!.record(served: handling, error: isError)
             } else {
                 logger.debug("dropped a reply for a request already answered", metadata: ["service": "\(worker.service)"])
             }
-            worker.request = nil
-            workers[identity] = worker
-            services[worker.service]!.idle.append(identity)
             dispatch(worker.service)
         case .heartbeat:
             if workers[identity] == nil {
@@ -188,29 +247,48 @@ final class Broker {
         }
     }
 
-    /// Sends queued requests of `serviceName` to its idle workers, least recently used first.
+    /// Sends queued requests of `serviceName` to its workers with room for one: the least loaded
+    /// first, and of those the one that has waited longest.
     private func dispatch(_ serviceName: String) {
         let now = clock.now
         while let requestID = services[serviceName]?.queue.first {
-            guard var request = requests[requestID] else {
+            guard let body = requests[requestID]?.body else {
                 services[serviceName]!.queue.removeFirst()  // answered already (deadline)
                 continue
             }
-            guard let identity = services[serviceName]!.idle.popFirst() else { return }
-            guard var worker = workers[identity], worker.request == nil else { continue }
-            let frames = [identity] + Majordomo.BrokerMessage.request(client: request.token, body: [request.body]).frames
-            guard transport.sendToWorker(frames) else {
+            guard let identity = leastLoadedWorker(of: serviceName) else { return }
+            var frames: [Data] = []
+            frames.reserveCapacity(6 + body.count)
+            frames.append(identity)
+            frames.append(contentsOf: Majordomo.BrokerMessage.requestHeader)
+            frames.append(PendingRequest.token(requestID))
+            frames.append(Data())
+            frames.append(contentsOf: body)
+            guard transport.sendToWorker(frames) == .sent else {
                 removeWorker(identity, reason: "unreachable", notify: false)
                 continue
             }
             services[serviceName]!.queue.removeFirst()
-            request.worker = identity
-            request.dispatchedAt = now
-            request.attempts += 1
-            requests[requestID] = request
-            worker.request = requestID
-            workers[identity] = worker
+            requests[requestID]!.worker = identity
+            requests[requestID]!.dispatchedAt = now
+            requests[requestID]!.attempts += 1
+            workers[identity]!.held.append(requestID)
+            dispatches += 1
+            workers[identity]!.lastDispatch = dispatches
         }
+    }
+
+    /// The worker of `serviceName` with room for another request that holds the fewest, and of
+    /// those the one given a request longest ago; nil when every one is full.
+    private func leastLoadedWorker(of serviceName: String) -> Data? {
+        var best: (identity: Data, held: Int, lastDispatch: UInt64)?
+        for identity in services[serviceName]!.members {
+            guard let worker = workers[identity], worker.held.count < worker.capacity else { continue }
+            if let current = best, (current.held, current.lastDispatch) <= (worker.held.count, worker.lastDispatch) { continue }
+            best = (identity, worker.held.count, worker.lastDispatch)
+            if worker.held.isEmpty && worker.lastDispatch == 0 { break }  // new and idle: none is better
+        }
+        return best?.identity
     }
 
     /// Forgets a worker. A request it held goes to another worker when safe, else is answered
@@ -219,20 +297,27 @@ final class Broker {
         guard let worker = workers.removeValue(forKey: identity) else { return }
         if notify { _ = transport.sendToWorker([identity] + Majordomo.BrokerMessage.disconnect.frames) }
         services[worker.service]!.liveWorkers -= 1
-        services[worker.service]!.idle.removeAll { $0 == identity }
+        services[worker.service]!.members.removeAll { $0 == identity }
         logger.info("worker left", metadata: ["service": "\(worker.service)", "reason": "\(reason)"])
-        if let requestID = worker.request, var request = requests[requestID] {
+        // Put back in their original order, ahead of everything queued since.
+        for requestID in worker.held.reversed() {
+            guard var request = requests[requestID] else { continue }
             request.worker = nil
             request.dispatchedAt = nil
             if request.retrySafe && request.attempts < configuration.maximumAttempts {
-                logger.warning("re-dispatching a request whose worker left", metadata: ["command": "\(request.command)"])
+                logger.warning("re-dispatching a request whose worker left", metadata: ["command": "\(request.label)"])
                 requests[requestID] = request
                 services[worker.service]!.queue.prepend(requestID)
             } else {
                 requests[requestID] = nil
-                let why = request.retrySafe
-                    ? "\(request.attempts) \(worker.service) workers in a row stopped while running \(request.command)"
-                    : "the \(worker.service) worker running \(request.command) stopped before answering; it was not retried because it changes state and carried no idempotency_key"
+                let why =
+                    if request.retrySafe {
+                        "\(request.attempts) \(worker.service) workers in a row stopped while running \(request.label)"
+                    } else if request.command != nil {
+                        "the \(worker.service) worker running \(request.label) stopped before answering; it was not retried because it changes state and carried no idempotency_key"
+                    } else {
+                        "the \(worker.service) worker running \(request.label) stopped before answering; it was not retried because the gateway cannot tell whether it changes state"
+                    }
                 fail(request, TallyError(.unavailable, why))
             }
         }
@@ -241,19 +326,22 @@ final class Broker {
 
     // MARK: Timers
 
-    /// How long the poll may sleep before the next heartbeat or deadline is due.
+    /// How long the poll may sleep before the next heartbeat or deadline is due, or before held
+    /// replies are tried again.
     func timeUntilNextTimer() -> Duration {
         var next = heartbeatAt
-        if let first = deadlines.min, first.deadline < next { next = first.deadline }
-        return max(.zero, next - clock.now)
+        if let soonest = deadlines.soonest, soonest < next { next = soonest }
+        let wait = max(.zero, next - clock.now)
+        return held.isEmpty ? wait : min(wait, Self.heldReplyRetry)
     }
 
-    /// Answers requests past their deadline, expires silent workers and sends heartbeats.
+    /// Answers requests past their deadline, expires silent workers, sends heartbeats, and
+    /// retries held replies.
     func tick() {
+        if !held.isEmpty { flushHeldReplies() }
         let now = clock.now
-        while let first = deadlines.min, first.deadline <= now {
-            deadlines.removeMin()
-            guard let request = requests.removeValue(forKey: first.request) else { continue }
+        while let due = deadlines.popDue(now) {
+            guard let request = requests.removeValue(forKey: due) else { continue }
             let ms = request.timeout.roundedMilliseconds
             if request.worker == nil {
                 services[request.service]!.queue.removeAll { $0 == request.id }
@@ -262,17 +350,34 @@ final class Broker {
                     ? TallyError(.unavailable, "no \(request.service) worker is connected; none became available within \(ms) ms")
                     : TallyError(.deadlineExceeded, "all \(live) \(request.service) workers stayed busy for \(ms) ms"))
             } else {
-                fail(request, TallyError(.deadlineExceeded, "\(request.command) did not finish within \(ms) ms"))
+                fail(request, TallyError(.deadlineExceeded, "\(request.label) did not finish within \(ms) ms"))
             }
         }
         guard now >= heartbeatAt else { return }
-        for (identity, worker) in workers where worker.expiry <= now {
+        // A worker running a request whose deadline has not passed is busy, not dead: it may not
+        // send a message until it has finished. Past the deadline, silence counts again.
+        for (identity, worker) in workers where worker.expiry <= now && !isRunningALiveRequest(worker) {
             removeWorker(identity, reason: "missed \(configuration.liveness) heartbeats", notify: false)
         }
-        for identity in Array(workers.keys) where !transport.sendToWorker([identity] + Majordomo.BrokerMessage.heartbeat.frames) {
+        for identity in Array(workers.keys) where transport.sendToWorker([identity] + Majordomo.BrokerMessage.heartbeat.frames) != .sent {
             removeWorker(identity, reason: "unreachable", notify: false)
         }
         heartbeatAt = now + configuration.heartbeatInterval
+    }
+
+    private func isRunningALiveRequest(_ worker: WorkerRecord) -> Bool {
+        worker.held.contains { requests[$0] != nil }
+    }
+
+    private func flushHeldReplies() {
+        for (identity, dropped) in held.flush(transport.sendToClient) {
+            logger.debug("client gone before its replies", metadata: ["replies": "\(dropped)"])
+            refused[identity] = nil
+        }
+        for (identity, count) in refused where !held.isFull(identity) {
+            logger.info("a client reads its replies again", metadata: ["requests_not_accepted": "\(count)"])
+            refused[identity] = nil
+        }
     }
 
     /// Answers everything still pending and tells workers to go, before the gateway stops.
@@ -281,6 +386,7 @@ final class Broker {
             fail(request, TallyError(.unavailable, "the gateway is shutting down; retry shortly"))
         }
         requests.removeAll()
+        held.flushForShutdown(transport.sendToClient)
         for identity in workers.keys {
             _ = transport.sendToWorker([identity] + Majordomo.BrokerMessage.disconnect.frames)
         }
@@ -290,40 +396,58 @@ final class Broker {
 
     private func fail(_ request: PendingRequest, _ error: TallyError) {
         services[request.service]?.record(error: true)
-        reply(to: request.client, id: request.envelopeID, body: Reply.failure(id: request.envelopeID, error: error))
+        answer(request.client, id: request.envelopeID, error)
     }
 
-    private func reply(to address: ClientAddress, id: String?, body: Data) {
-        reply(to: address, id: id, frames: [body])
+    /// Sends an answer the gateway made itself.
+    private func answer(_ address: ClientAddress, id: String?, _ error: TallyError) {
+        deliver(address.gatewayAnswer(id: id, error: error), to: address.identity)
     }
 
-    private func reply(to address: ClientAddress, id: String?, frames body: [Data]) {
-        if !transport.sendToClient(address.frames(body)) {
-            logger.debug("client gone before its reply", metadata: ["id": "\(id ?? "-")"])
+    /// Sends a reply, or holds it while the client's queue is full; it is dropped only when the
+    /// client is gone.
+    private func deliver(_ frames: [Data], to identity: Data) {
+        if held.holds(identity) {
+            held.hold(frames, for: identity)
+            return
+        }
+        switch transport.sendToClient(frames) {
+        case .sent: break
+        case .full:
+            logger.debug("a client's queue is full; holding its replies until it reads")
+            held.hold(frames, for: identity)
+        case .gone: logger.debug("client gone before its reply")
         }
     }
-
-    private static let okKey = Data(#""ok""#.utf8)
 
     /// Whether a reply says `"ok": false`, without decoding it. The first `"ok"` followed by a colon
     /// is the top-level key in the replies Tally writes (the id before it is a string, where quotes
     /// are escaped); replies from other workers may put spaces around the colon.
     static func isErrorReply(_ body: Data) -> Bool {
-        var searchFrom = body.startIndex
-        while let range = body.range(of: okKey, in: searchFrom..<body.endIndex) {
-            var index = range.upperBound
-            func skipSpaces() {
-                while index < body.endIndex, [0x20, 0x09, 0x0a, 0x0d].contains(body[index]) { index += 1 }
-            }
-            skipSpaces()
-            if index < body.endIndex, body[index] == UInt8(ascii: ":") {
-                index += 1
+        body.withUnsafeBytes { bytes in
+            let count = bytes.count
+            var index = 0
+            while index + 4 <= count {
+                guard bytes[index] == UInt8(ascii: "\""), bytes[index + 1] == UInt8(ascii: "o"), bytes[index + 2] == UInt8(ascii: "k"),
+                    bytes[index + 3] == UInt8(ascii: "\"")
+                else {
+                    index += 1
+                    continue
+                }
+                var next = index + 4
+                func skipSpaces() {
+                    while next < count, [0x20, 0x09, 0x0a, 0x0d].contains(bytes[next]) { next += 1 }
+                }
                 skipSpaces()
-                return index < body.endIndex && body[index] == UInt8(ascii: "f")
+                if next < count, bytes[next] == UInt8(ascii: ":") {
+                    next += 1
+                    skipSpaces()
+                    return next < count && bytes[next] == UInt8(ascii: "f")
+                }
+                index += 4
             }
-            searchFrom = range.upperBound
+            return false
         }
-        return false
     }
 }
 

@@ -5,11 +5,14 @@ import Foundation
 struct PendingRequest {
     let id: UInt64
     let client: ClientAddress
-    /// The envelope's `id`, echoed in replies the gateway writes itself.
+    /// The envelope's `id`, echoed in replies the gateway writes itself (Tally requests only).
     let envelopeID: String?
-    let command: String
+    /// The envelope's command; nil for a request to a service Tally does not define, whose body
+    /// the gateway does not read.
+    let command: String?
     let service: String
-    let body: Data
+    /// The body frames, as the client sent them.
+    let body: ArraySlice<Data>
     let acceptedAt: ContinuousClock.Instant
     /// The client's `deadline_ms`, or the gateway's default.
     let timeout: Duration
@@ -21,8 +24,14 @@ struct PendingRequest {
 
     var deadline: ContinuousClock.Instant { acceptedAt + timeout }
 
+    /// How messages name it: `calc.tip`, or `a my-echo request`.
+    var label: String { command ?? "a \(service) request" }
+
+    /// Whether its replies are Tally replies, whose `"ok"` the gateway counts.
+    var repliesAreTallyJSON: Bool { command != nil }
+
     /// The token sent to the worker as the 7/MDP "client address": it maps the reply back here.
-    var token: Data { withUnsafeBytes(of: id.bigEndian) { Data($0) } }
+    static func token(_ id: UInt64) -> Data { withUnsafeBytes(of: id.bigEndian) { Data($0) } }
 
     static func id(fromToken token: Data) -> UInt64? {
         guard token.count == 8 else { return nil }
@@ -34,16 +43,29 @@ struct PendingRequest {
 struct WorkerRecord {
     let identity: Data
     let service: String
+    /// How many requests it takes at once: 1, as 7/MDP says, unless its READY said more.
+    let capacity: Int
     var expiry: ContinuousClock.Instant
-    /// The request it is running, if any: one at a time, as in 7/MDP.
-    var request: UInt64?
+    /// The requests it holds, oldest first, at most `capacity`. One stays after the gateway has
+    /// answered it at its deadline, until the worker replies.
+    var held: [UInt64] = []
+    /// When it was last given a request (a count of dispatches), so that of equally loaded
+    /// workers the one that has waited longest gets the next.
+    var lastDispatch: UInt64 = 0
+
+    init(identity: Data, service: String, capacity: Int, expiry: ContinuousClock.Instant) {
+        self.identity = identity
+        self.service = service
+        self.capacity = capacity
+        self.expiry = expiry
+    }
 }
 
-/// A service: its workers waiting for work, its queue, and its counters for `system.services`.
+/// A service: its workers, its queue, and its counters for `system.services`.
 struct ServiceRecord {
     let name: String
-    /// Idle workers, least recently used first, so work spreads over all of them.
-    var idle: Deque<Data> = []
+    /// Its registered workers, in the order they arrived.
+    var members: [Data] = []
     var queue: Deque<UInt64> = []
     var liveWorkers = 0
     var served = 0
@@ -57,14 +79,5 @@ struct ServiceRecord {
         guard handled > 0 else { return 0 }
         let (seconds, attoseconds) = (handlingTime / handled).components
         return Double(seconds) * 1000 + Double(attoseconds) / 1e15
-    }
-}
-
-/// When a request's deadline falls, for the deadline heap.
-struct DeadlineEntry: Comparable {
-    let deadline: ContinuousClock.Instant
-    let request: UInt64
-    static func < (lhs: Self, rhs: Self) -> Bool {
-        (lhs.deadline, lhs.request) < (rhs.deadline, rhs.request)
     }
 }

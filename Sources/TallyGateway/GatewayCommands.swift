@@ -44,7 +44,7 @@ extension Broker {
 
     func servicesReport() -> ServicesReport {
         var busy: [String: Int] = [:]
-        for worker in workers.values where worker.request != nil { busy[worker.service, default: 0] += 1 }
+        for worker in workers.values where !worker.held.isEmpty { busy[worker.service, default: 0] += 1 }
         let rows = services.values.sorted { $0.name < $1.name }.map { service in
             ServicesReport.Row(
                 name: service.name, workers: service.liveWorkers, busy: busy[service.name] ?? 0,

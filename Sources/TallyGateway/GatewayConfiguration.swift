@@ -20,6 +20,9 @@ public struct GatewayConfiguration: Sendable {
     /// Requests a service may have waiting for a worker; past it new ones are refused with
     /// `resource_exhausted` at once, so a flood while workers are down cannot exhaust memory.
     public var maximumQueueDepth: Int
+    /// Replies the gateway holds for one client whose receive queue is full (it reads slower than it
+    /// is answered). Past this many, its new requests are not accepted until it reads again.
+    public var maximumHeldReplies: Int
     /// Every command the deployment defines, with its kind: which requests are safe to send to a
     /// second worker, and which services exist before any worker registers (requests for them
     /// wait for a worker instead of failing as unknown).
@@ -34,6 +37,7 @@ public struct GatewayConfiguration: Sendable {
         defaultDeadline: Duration = .seconds(5),
         maximumAttempts: Int = 3,
         maximumQueueDepth: Int = 10_000,
+        maximumHeldReplies: Int = 200_000,
         catalog: CommandCatalog = CommandCatalog(CommandCatalog.gateway)
     ) {
         self.frontendEndpoint = frontendEndpoint
@@ -44,6 +48,7 @@ public struct GatewayConfiguration: Sendable {
         self.defaultDeadline = defaultDeadline
         self.maximumAttempts = maximumAttempts
         self.maximumQueueDepth = maximumQueueDepth
+        self.maximumHeldReplies = maximumHeldReplies
         self.catalog = catalog
     }
 

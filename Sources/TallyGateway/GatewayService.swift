@@ -45,6 +45,10 @@ final class GatewayLoop: BrokerTransport {
         frontend = try ZMQSocket(context: context, type: .router)
         backend = try ZMQSocket(context: context, type: .router)
         for socket in [frontend, backend] { try socket.setRouterMandatory(true) }
+        // libzmq's connection heartbeats, answered by the workers' I/O threads even while a long
+        // command keeps a worker's own thread busy: a worker whose connection dies is noticed
+        // (its next message is refused as unreachable) without waiting for its request's deadline.
+        try backend.setConnectionHeartbeat(interval: configuration.heartbeatInterval, timeout: configuration.workerExpiry)
         try frontend.setMaxMessageSize(configuration.hardFrameLimit)
         try backend.setMaxMessageSize(configuration.workerFrameLimit)
         try frontend.bind(configuration.frontendEndpoint)
@@ -90,18 +94,19 @@ final class GatewayLoop: BrokerTransport {
         }
     }
 
-    func sendToClient(_ frames: [Data]) -> Bool { send(frames, on: frontend) }
-    func sendToWorker(_ frames: [Data]) -> Bool { send(frames, on: backend) }
+    func sendToClient(_ frames: [Data]) -> SendOutcome { send(frames, on: frontend) }
+    func sendToWorker(_ frames: [Data]) -> SendOutcome { send(frames, on: backend) }
 
-    /// Never blocks: a peer that is gone (`EHOSTUNREACH`) or not reading (`EAGAIN`) reports false.
-    private func send(_ frames: [Data], on socket: ZMQSocket) -> Bool {
+    /// Never blocks: a peer that is gone (`EHOSTUNREACH`) and one that is not reading (`EAGAIN`,
+    /// its queue is full) are told apart.
+    private func send(_ frames: [Data], on socket: ZMQSocket) -> SendOutcome {
         do {
-            return try socket.send(frames, dontWait: true)
+            return try socket.send(frames, dontWait: true) ? .sent : .full
         } catch let error as ZMQError where error.isHostUnreachable {
-            return false
+            return .gone
         } catch {
             logger.error("send failed", metadata: ["error": "\(error)"])
-            return false
+            return .gone
         }
     }
 }

@@ -2,7 +2,7 @@ import Foundation
 import TallyProtocol
 
 /// One way of turning an event into alerts. Each rule is a type of its own and lives in
-/// `AlertRules.all`; a new kind of alert (a shift approved, a budget exceeded) is a new rule there.
+/// `AlertRules.all`; a new kind of alert (a budget exceeded) is a new rule there.
 public protocol AlertRule: Sendable {
     /// The event type the rule reads, such as `shopping.price_changed`.
     var eventType: String { get }
@@ -15,7 +15,7 @@ public enum AlertRules {
     public static let all: [any AlertRule] = [
         PriceChangeRule(),
         ItemsCarriedOverRule(),
-    ]
+    ] + RosterAlerts.rules
 
     /// The alerts of every rule for `event`, in rule order.
     public static func alerts(for event: CloudEvent, rules: [any AlertRule] = all) -> [AlertDraft] {

@@ -43,14 +43,17 @@ public enum EventFeedError: Error, CustomStringConvertible {
 }
 
 /// Calls `<service>.events` through the gateway with a Lazy Pirate REQ socket, synchronously,
-/// on the calling thread (the notifier's inlet thread), bounded by `timeout`.
+/// on the calling thread (the notifier's inlet thread), bounded by `timeout`. With a service token,
+/// sends the access token it trades for (`ServiceAccessToken`).
 public struct GatewayEventFeed: EventFeed {
     let requester: LazyPirateRequester
     let stop: WakeupSignal?
+    let credentials: ServiceAccessToken?
 
-    public init(context: ZMQContext, endpoint: String, timeout: Duration, stop: WakeupSignal?) {
+    public init(context: ZMQContext, endpoint: String, timeout: Duration, stop: WakeupSignal?, serviceToken: String? = nil) {
         requester = LazyPirateRequester(context: context, endpoint: endpoint, timeout: timeout, tries: 1)
         self.stop = stop
+        credentials = serviceToken.map(ServiceAccessToken.init)
     }
 
     public func events(service: String, after: Int64, limit: Int) throws -> EventFeedPage {
@@ -58,11 +61,18 @@ public struct GatewayEventFeed: EventFeed {
         // worker: a request to a service without one would wait in the gateway's queue for the
         // whole timeout, and the inlet thread with it. (While it waits, the SUB socket attaches no
         // newly connected publisher, and what they send before it does is dropped by their PUB.)
-        let live = try call("mmi.service", ["service": .string(service)])
-        guard live["code"]?.stringValue == "200" else {
+        guard try isLive(service) else {
             throw EventFeedError.refused(TallyError(.unavailable, "no live \(service) worker (mmi.service)"))
         }
-        let result = try call("\(service).events", ["after": .integer(after), "limit": .integer(Int64(limit))])
+        let args: JSONValue = ["after": .integer(after), "limit": .integer(Int64(limit))]
+        let result: JSONValue
+        do {
+            result = try call("\(service).events", args, token: try accessToken())
+        } catch EventFeedError.refused(let error) where error.code == .unauthenticated {
+            // The access token expired or was refused: trade for a new one next time.
+            credentials?.forget()
+            throw EventFeedError.refused(error)
+        }
         do {
             return try JSONDecoder().decode(EventFeedPage.self, from: JSONEncoder.tally.encode(result))
         } catch {
@@ -70,10 +80,21 @@ public struct GatewayEventFeed: EventFeed {
         }
     }
 
-    private func call(_ command: String, _ args: JSONValue) throws -> JSONValue {
+    /// The access token to send, or nil without a service token, or while no identity worker is
+    /// live to trade it at (a service that needs one then says `unauthenticated`).
+    private func accessToken() throws -> String? {
+        guard let credentials, try isLive("identity") else { return nil }
+        return try credentials.accessToken { command, args in try call(command, args) }
+    }
+
+    private func isLive(_ service: String) throws -> Bool {
+        try call("mmi.service", ["service": .string(service)])["code"]?.stringValue == "200"
+    }
+
+    private func call(_ command: String, _ args: JSONValue, token: String? = nil) throws -> JSONValue {
         let envelope = Envelope(
             command: command, args: args,
-            deadlineMilliseconds: TallyClient.deadline(forTimeout: requester.timeout).roundedUpMilliseconds)
+            deadlineMilliseconds: TallyClient.deadline(forTimeout: requester.timeout).roundedUpMilliseconds, token: token)
         let frames: [Data]
         do {
             frames = try requester.request(envelope.encoded(), stop: stop)

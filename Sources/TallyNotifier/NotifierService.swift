@@ -24,12 +24,15 @@ public struct NotifierConfiguration: Sendable {
     /// Services whose events the periodic check asks for (those with a `<service>.events`
     /// command), besides every service an event has already come from.
     public var eventSources: [String]
+    /// The service token the notifier trades for access tokens to call `<service>.events` with;
+    /// nil sends no token.
+    public var serviceToken: String?
 
     public init(
         eventsEndpoint: String = "tcp://127.0.0.1:5557", alertsEndpoint: String = "tcp://127.0.0.1:5558",
         frontendEndpoint: String = "tcp://127.0.0.1:5555", catchUpInterval: Duration = .seconds(5),
         catchUpTimeout: Duration = .seconds(2), heartbeatInterval: Duration = .seconds(1),
-        receiveHighWaterMark: Int32 = 100_000, eventSources: [String] = []
+        receiveHighWaterMark: Int32 = 100_000, eventSources: [String] = [], serviceToken: String? = nil
     ) {
         self.eventsEndpoint = eventsEndpoint
         self.alertsEndpoint = alertsEndpoint
@@ -39,6 +42,7 @@ public struct NotifierConfiguration: Sendable {
         self.heartbeatInterval = heartbeatInterval
         self.receiveHighWaterMark = receiveHighWaterMark
         self.eventSources = eventSources
+        self.serviceToken = serviceToken
     }
 
     /// The services of `catalog` with a `<service>.events` command.
@@ -95,7 +99,8 @@ public struct NotifierService: Service {
         let processor = EventProcessor(
             store: store,
             feed: GatewayEventFeed(
-                context: context, endpoint: configuration.frontendEndpoint, timeout: configuration.catchUpTimeout, stop: stop),
+                context: context, endpoint: configuration.frontendEndpoint, timeout: configuration.catchUpTimeout, stop: stop,
+                serviceToken: configuration.serviceToken),
             catalogSources: configuration.eventSources,
             initialBackoff: max(configuration.catchUpInterval, .milliseconds(100)),
             logger: logger

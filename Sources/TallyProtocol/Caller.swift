@@ -7,11 +7,15 @@ public struct Caller: Sendable, Equatable {
     public let username: String
     /// Roles the token grants: `admin`, `service`.
     public let roles: Set<String>
+    /// The session the token belongs to (a login, or a service token), when it names one: what
+    /// logging out ends.
+    public let sessionID: String?
 
-    public init(userID: String, username: String, roles: Set<String> = []) {
+    public init(userID: String, username: String, roles: Set<String> = [], sessionID: String? = nil) {
         self.userID = userID
         self.username = username
         self.roles = roles
+        self.sessionID = sessionID
     }
 
     public func has(role: String) -> Bool { roles.contains(role) }

@@ -44,7 +44,11 @@ public struct Envelope: Sendable {
 
 extension Envelope: Codable {
     public init(from decoder: Decoder) throws {
-        let fields = try EnvelopeFields(from: decoder)
+        try self.init(fields: EnvelopeFields(JSONValue(from: decoder)))
+    }
+
+    /// An envelope from its validated members: the head's fields, and `args` (absent or `null` is `{}`).
+    init(fields: EnvelopeFields) throws(TallyError) {
         let head = try fields.head()
         id = head.id
         command = head.command
@@ -52,8 +56,8 @@ extension Envelope: Codable {
         idempotencyKey = head.idempotencyKey
         token = head.token
         locale = head.locale
-        switch try fields.container.decodeIfPresent(JSONValue.self, forKey: AnyCodingKey("args")) {
-        case nil, .null?: args = .object([:])
+        switch EnvelopeFields.present(fields.args) {
+        case nil: args = .object([:])
         case .object(let object)?: args = .object(object)
         case let other?: throw TallyError.invalidArgument("args must be a JSON object, not \(other.typeName)", field: "args")
         }
@@ -61,14 +65,21 @@ extension Envelope: Codable {
 
     /// `service.name`, where each part is lower-case ASCII letters, digits and `_`; `mmi.service` qualifies.
     public static func isWellFormedCommand(_ command: String) -> Bool {
-        let parts = command.utf8.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false)
-        guard parts.count >= 2 else { return false }
-        return parts.allSatisfy { part in
-            !part.isEmpty && part.allSatisfy { byte in
-                (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z"))
-                    || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")) || byte == UInt8(ascii: "_")
+        var parts = 1
+        var partLength = 0
+        for byte in command.utf8 {
+            switch byte {
+            case UInt8(ascii: "."):
+                guard partLength > 0 else { return false }
+                parts += 1
+                partLength = 0
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "_"):
+                partLength += 1
+            default:
+                return false
             }
         }
+        return parts >= 2 && partLength > 0
     }
 
     public func encode(to encoder: Encoder) throws {
@@ -82,13 +93,14 @@ extension Envelope: Codable {
         try container.encodeIfPresent(locale, forKey: .locale)
     }
 
+    /// Reads an envelope in one pass over its JSON, args included.
     public static func decode(_ data: Data) throws(TallyError) -> Envelope {
-        try EnvelopeFields.decode(Envelope.self, from: data)
+        try Envelope(fields: EnvelopeFields(data, building: true))
     }
 
     public func encoded() -> Data {
         // Encoding plain values cannot fail.
-        (try? JSONEncoder.tally.encode(self)) ?? Data()
+        (try? TallyJSON.encode(self)) ?? Data()
     }
 }
 

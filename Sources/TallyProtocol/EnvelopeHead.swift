@@ -1,12 +1,9 @@
 import Foundation
 
-/// The envelope fields the gateway needs to route, time and answer a request, decoded without
-/// building `args` (the worker decodes those, once). Validation is shared with `Envelope`, so the
-/// gateway rejects what a worker would, but for the text of the values inside `args` (a string's
-/// escapes and UTF-8, a number's range), which only the worker reads: JSON decoding reads a value
-/// when it is asked for, and the gateway never asks. The worker refuses such a request with the
-/// same error as any other text that is not JSON.
-public struct EnvelopeHead: Sendable, Decodable {
+/// The envelope fields the gateway needs to route, time and answer a request, read without
+/// building `args` (the worker decodes those, once): the args are checked for syntax and type only.
+/// Validation is shared with `Envelope`, so the gateway rejects exactly what a worker would.
+public struct EnvelopeHead: Sendable {
     public var id: String?
     public var command: String
     public var deadlineMilliseconds: Int?
@@ -15,19 +12,6 @@ public struct EnvelopeHead: Sendable, Decodable {
     public var locale: String?
 
     public var service: Substring { Envelope.service(of: command) }
-
-    public init(from decoder: Decoder) throws {
-        let fields = try EnvelopeFields(from: decoder)
-        self = try fields.head()
-        // Check that args is an object without materialising it.
-        if fields.container.contains(AnyCodingKey("args")), try !fields.container.decodeNil(forKey: AnyCodingKey("args")) {
-            do {
-                _ = try fields.container.nestedContainer(keyedBy: AnyCodingKey.self, forKey: AnyCodingKey("args"))
-            } catch {
-                throw TallyError.invalidArgument("args must be a JSON object", field: "args")
-            }
-        }
-    }
 
     init(id: String?, command: String, deadlineMilliseconds: Int?, idempotencyKey: String?, token: String?, locale: String?) {
         self.id = id
@@ -39,52 +23,103 @@ public struct EnvelopeHead: Sendable, Decodable {
     }
 
     public static func decode(_ data: Data) throws(TallyError) -> EnvelopeHead {
-        try EnvelopeFields.decode(EnvelopeHead.self, from: data)
+        let fields = try EnvelopeFields(data, building: false)
+        let head = try fields.head()
+        switch fields.args {
+        case nil, .null?, .object?: return head
+        default: throw TallyError.invalidArgument("args must be a JSON object", field: "args")
+        }
     }
 
     /// The request's `id` when the envelope is invalid but its `id` is fine, so the error reply can
     /// still say which request it answers.
     public static func recoverID(from data: Data) -> String? {
-        struct IDOnly: Decodable { let id: String? }
-        guard let id = (try? JSONDecoder().decode(IDOnly.self, from: data))?.id,
-            !id.isEmpty, id.utf8.count <= EnvelopeFields.maximumTextLength
+        var id: JSONValue?
+        let isObject = try? JSONReader.readMembers(of: data) { key, reader throws(JSONReader.SyntaxError) in
+            let value = key == "id" ? try reader.value() : try reader.skipValue()
+            if key == "id" && id == nil { id = value }
+        }
+        guard isObject == true, case .string(let text)? = id, !text.isEmpty, text.utf8.count <= EnvelopeFields.maximumTextLength
         else { return nil }
-        return id
+        return text
     }
 }
 
-/// A coding key for any string, to see every key a client sent.
-struct AnyCodingKey: CodingKey {
-    var stringValue: String
-    var intValue: Int? { nil }
-    init(_ string: String) { stringValue = string }
-    init?(stringValue: String) { self.stringValue = stringValue }
-    init?(intValue: Int) { nil }
-}
-
-/// The top-level object of an envelope, and the validation of its scalar fields.
+/// The top-level members of an envelope, read in one pass without building a dictionary, and the
+/// validation of its scalar fields. Of duplicate keys the first counts, as in Foundation.
 struct EnvelopeFields {
     static let allowed: Set<String> = ["id", "command", "args", "deadline_ms", "idempotency_key", "token", "locale"]
     static let maximumTextLength = 256
+    /// Access tokens are signed JWTs of a few hundred bytes (more with many roles).
+    static let maximumTokenLength = 4096
 
-    let container: KeyedDecodingContainer<AnyCodingKey>
+    var id: JSONValue?
+    var command: JSONValue?
+    var deadline: JSONValue?
+    var idempotencyKey: JSONValue?
+    var token: JSONValue?
+    var locale: JSONValue?
+    /// Built only when asked for; otherwise an empty value of its type.
+    var args: JSONValue?
 
-    init(from decoder: Decoder) throws {
+    /// Reads the envelope's JSON; `args` is built only when `building`, else only checked.
+    init(_ data: Data, building: Bool) throws(TallyError) {
+        var unknown: String?
+        let isObject: Bool
         do {
-            container = try decoder.container(keyedBy: AnyCodingKey.self)
+            var fields = EnvelopeFields()
+            isObject = try JSONReader.readMembers(of: data) { key, reader throws(JSONReader.SyntaxError) in
+                /// Reads the value (always: the reader must move past it) and keeps the first.
+                func keep(_ slot: inout JSONValue?, built: Bool = true) throws(JSONReader.SyntaxError) {
+                    let value = built ? try reader.value() : try reader.skipValue()
+                    if slot == nil { slot = value }
+                }
+                switch key {
+                case "args": try keep(&fields.args, built: building)
+                case "id": try keep(&fields.id)
+                case "command": try keep(&fields.command)
+                case "deadline_ms": try keep(&fields.deadline)
+                case "idempotency_key": try keep(&fields.idempotencyKey)
+                case "token": try keep(&fields.token)
+                case "locale": try keep(&fields.locale)
+                default:
+                    _ = try reader.skipValue()
+                    if unknown.map({ key < $0 }) ?? true { unknown = key }
+                }
+            }
+            self = fields
         } catch {
-            throw TallyError.invalidArgument(
-                "the request must be a JSON object such as {\"command\": \"calc.tip\", \"args\": {...}}")
+            throw TallyError.invalidArgument("the request is not valid JSON (UTF-8 text with one JSON object)")
         }
-        if let unknown = container.allKeys.map(\.stringValue).sorted().first(where: { !Self.allowed.contains($0) }) {
-            throw TallyError.invalidArgument(
-                "unknown envelope field '\(unknown)'; allowed: \(Self.allowed.sorted().joined(separator: ", "))",
-                field: unknown)
-        }
+        guard isObject else { throw Self.notAnObject }
+        if let unknown { throw Self.unknownField(unknown) }
     }
 
-    func head() throws -> EnvelopeHead {
-        guard let command = try text("command") else {
+    private init() {}
+
+    /// The members of an envelope decoded by other means (`Decodable`).
+    init(_ document: JSONValue) throws(TallyError) {
+        guard case .object(let members) = document else { throw Self.notAnObject }
+        if let unknown = members.keys.filter({ !Self.allowed.contains($0) }).min() { throw Self.unknownField(unknown) }
+        id = members["id"]
+        command = members["command"]
+        deadline = members["deadline_ms"]
+        idempotencyKey = members["idempotency_key"]
+        token = members["token"]
+        locale = members["locale"]
+        args = members["args"]
+    }
+
+    private static let notAnObject = TallyError.invalidArgument(
+        "the request must be a JSON object such as {\"command\": \"calc.tip\", \"args\": {...}}")
+
+    /// The alphabetically first key that is not an envelope field.
+    private static func unknownField(_ key: String) -> TallyError {
+        .invalidArgument("unknown envelope field '\(key)'; allowed: \(allowed.sorted().joined(separator: ", "))", field: key)
+    }
+
+    func head() throws(TallyError) -> EnvelopeHead {
+        guard let command = try text(command, "command") else {
             throw TallyError.invalidArgument("command is required, for example \"calc.tip\"", field: "command")
         }
         guard Envelope.isWellFormedCommand(command) else {
@@ -92,46 +127,34 @@ struct EnvelopeFields {
                 "command '\(command)' must be <service>.<name> in lower-case letters, digits and _ (for example \"calc.tip\")",
                 field: "command")
         }
-        var deadline: Int?
-        switch try value("deadline_ms") {
-        case nil: deadline = nil
-        case .integer(let ms)? where ms >= 1 && ms <= Int64(Envelope.maximumDeadlineMilliseconds): deadline = Int(ms)
+        var milliseconds: Int?
+        switch Self.present(deadline) {
+        case nil: milliseconds = nil
+        case .integer(let ms)? where ms >= 1 && ms <= Int64(Envelope.maximumDeadlineMilliseconds): milliseconds = Int(ms)
         default:
             throw TallyError.invalidArgument(
                 "deadline_ms must be a whole number of milliseconds from 1 to \(Envelope.maximumDeadlineMilliseconds)",
                 field: "deadline_ms")
         }
         return EnvelopeHead(
-            id: try text("id"), command: command, deadlineMilliseconds: deadline,
-            idempotencyKey: try text("idempotency_key"), token: try text("token"), locale: try text("locale"))
+            id: try text(id, "id"), command: command, deadlineMilliseconds: milliseconds,
+            idempotencyKey: try text(idempotencyKey, "idempotency_key"), token: try text(token, "token", limit: Self.maximumTokenLength),
+            locale: try text(locale, "locale"))
     }
 
-    private func value(_ key: String) throws -> JSONValue? {
-        let value = try container.decodeIfPresent(JSONValue.self, forKey: AnyCodingKey(key))
-        return value == .null ? nil : value
-    }
+    /// A member, with `null` as absent.
+    static func present(_ value: JSONValue?) -> JSONValue? { value == .null ? nil : value }
 
-    private func text(_ key: String) throws -> String? {
-        switch try value(key) {
+    private func text(_ value: JSONValue?, _ key: String, limit: Int = Self.maximumTextLength) throws(TallyError) -> String? {
+        switch Self.present(value) {
         case nil: return nil
         case .string(let text)?:
-            guard !text.isEmpty, text.utf8.count <= Self.maximumTextLength else {
-                throw TallyError.invalidArgument("\(key) must be 1 to \(Self.maximumTextLength) bytes long", field: key)
+            guard !text.isEmpty, text.utf8.count <= limit else {
+                throw TallyError.invalidArgument("\(key) must be 1 to \(limit) bytes long", field: key)
             }
             return text
         case let other?:
             throw TallyError.invalidArgument("\(key) must be a string, not \(other.typeName)", field: key)
-        }
-    }
-
-    /// Decodes with one JSON parse, turning any decoding failure into an `invalid_argument`.
-    static func decode<T: Decodable>(_ type: T.Type, from data: Data) throws(TallyError) -> T {
-        do {
-            return try JSONDecoder().decode(type, from: data)
-        } catch let error as TallyError {
-            throw error
-        } catch {
-            throw TallyError.invalidArgument("the request is not valid JSON (UTF-8 text with one JSON object)")
         }
     }
 }

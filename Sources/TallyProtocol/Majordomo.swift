@@ -7,6 +7,26 @@ public enum Majordomo {
     /// Worker protocol header, frame 1 of every worker message after the empty delimiter.
     public static let workerHeader = Data("MDPW01".utf8)
 
+    /// The first body frame of a reply the gateway writes itself to a 7/MDP client of a service
+    /// Tally does not define (whose workers' replies it passes on untouched); the code and the
+    /// message follow in two more frames. Workers must not begin a reply with this frame.
+    public static let gatewayErrorMarker = Data("TALLY-GATEWAY-ERROR".utf8)
+
+    /// Whether `name` is a service name Tally accepts, from a worker's READY or a client's
+    /// service frame: 1 to 255 visible ASCII characters (`calc`, `my-echo`, `Echo`, `echo.v2`).
+    /// No spaces, control characters or non-ASCII text: names are matched byte for byte, and
+    /// Unicode writes many names that print the same in more than one way.
+    public static func isValidServiceName(_ name: Data) -> Bool {
+        (1...255).contains(name.count) && name.allSatisfy { (0x21...0x7E).contains($0) }
+    }
+
+    /// Services the gateway answers itself: `system` and 8/MMI's `mmi`, with anything under them
+    /// (`mmi.service`, `system.x`). No worker may register one.
+    public static func isGatewayService(_ name: String) -> Bool {
+        let first = name.utf8.prefix { $0 != UInt8(ascii: ".") }
+        return first.elementsEqual("system".utf8) || first.elementsEqual("mmi".utf8)
+    }
+
     /// Commands of the worker protocol, one byte in frame 2.
     public enum WorkerCommand: UInt8, Sendable {
         case ready = 0x01
@@ -18,9 +38,16 @@ public enum Majordomo {
         public var frame: Data { Data([rawValue]) }
     }
 
+    /// The most requests a worker may hold at once (`WorkerMessage.ready`'s capacity).
+    public static let maximumCapacity = 1000
+
     /// A message a worker sent to the broker, as a DEALER would put it (no identity frame).
     public enum WorkerMessage: Equatable, Sendable {
-        case ready(service: String)
+        /// 7/MDP's READY, and Tally's one extension of it: an optional frame after the service name,
+        /// the decimal number of requests the worker takes at once (1 to `maximumCapacity`). A
+        /// broker that does not know the frame ignores it and sends one request at a time, as
+        /// 7/MDP says; without it, Tally's gateway does the same.
+        case ready(service: String, capacity: Int = 1)
         case reply(client: Data, body: [Data])
         case heartbeat
         case disconnect
@@ -34,8 +61,17 @@ public enum Majordomo {
             else { return nil }
             switch command {
             case .ready:
-                guard frames.count == 1, let name = String(data: frames.first!, encoding: .utf8), !name.isEmpty else { return nil }
-                self = .ready(service: name)
+                guard frames.count == 1 || frames.count == 2, let name = String(data: frames.first!, encoding: .utf8), !name.isEmpty
+                else { return nil }
+                var capacity = 1
+                if frames.count == 2 {
+                    let digits = frames.last!
+                    guard (1...4).contains(digits.count), digits.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }),
+                        let value = Int(String(decoding: digits, as: UTF8.self)), (1...Majordomo.maximumCapacity).contains(value)
+                    else { return nil }
+                    capacity = value
+                }
+                self = .ready(service: name, capacity: capacity)
             case .reply:
                 // client address, empty delimiter, body frames
                 guard frames.count >= 3, frames[frames.startIndex + 1].isEmpty else { return nil }
@@ -53,7 +89,10 @@ public enum Majordomo {
 
         public var frames: [Data] {
             switch self {
-            case .ready(let service): [Data(), workerHeader, WorkerCommand.ready.frame, Data(service.utf8)]
+            case .ready(let service, let capacity):
+                capacity == 1
+                    ? [Data(), workerHeader, WorkerCommand.ready.frame, Data(service.utf8)]
+                    : [Data(), workerHeader, WorkerCommand.ready.frame, Data(service.utf8), Data(String(capacity).utf8)]
             case .reply(let client, let body): [Data(), workerHeader, WorkerCommand.reply.frame, client, Data()] + body
             case .heartbeat: [Data(), workerHeader, WorkerCommand.heartbeat.frame]
             case .disconnect: [Data(), workerHeader, WorkerCommand.disconnect.frame]
@@ -80,6 +119,9 @@ public enum Majordomo {
             default: return nil
             }
         }
+
+        /// The frames a REQUEST starts with, before the client token, the delimiter and the body.
+        public static let requestHeader = [Data(), workerHeader, WorkerCommand.request.frame]
 
         public var frames: [Data] {
             switch self {

@@ -27,27 +27,27 @@ public struct Reply: Sendable {
     public static func success<R: Encodable>(id: String?, result: R) throws -> Data {
         var body = head(id: id, ok: true)
         body.append(contentsOf: #""result":"#.utf8)
-        body.append(try JSONEncoder.tally.encode(result))
+        try TallyJSON.encode(result, into: &body)
         body.append(UInt8(ascii: "}"))
-        return body
+        return Data(body)
     }
 
     /// Encodes an error reply. Cannot fail.
     public static func failure(id: String?, error: TallyError) -> Data {
         var body = head(id: id, ok: false)
         body.append(contentsOf: #""error":"#.utf8)
-        body.append((try? JSONEncoder.tally.encode(error)) ?? Data(#"{"code":"internal","message":"unencodable error"}"#.utf8))
+        error.write(into: &body)
         body.append(UInt8(ascii: "}"))
-        return body
+        return Data(body)
     }
 
-    private static func head(id: String?, ok: Bool) -> Data {
-        var body = Data()
-        body.reserveCapacity(256)
+    private static func head(id: String?, ok: Bool) -> [UInt8] {
+        var body: [UInt8] = []
+        body.reserveCapacity(512)
         body.append(UInt8(ascii: "{"))
-        if let id, let encoded = try? JSONEncoder.tally.encode(id) {
+        if let id {
             body.append(contentsOf: #""id":"#.utf8)
-            body.append(encoded)
+            TallyJSON.writeString(id, into: &body)
             body.append(UInt8(ascii: ","))
         }
         body.append(contentsOf: (ok ? #""ok":true,"# : #""ok":false,"#).utf8)

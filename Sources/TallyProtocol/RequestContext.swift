@@ -27,3 +27,16 @@ public struct RequestContext: Sendable {
             idempotencyKey: envelope.idempotencyKey, token: envelope.token)
     }
 }
+
+extension RequestContext {
+    /// The caller, for a handler that acts on the caller's own data; `unauthenticated` when the
+    /// request has none (a command registered `.open` that still wants to know who asks).
+    public func requireCaller() throws(TallyError) -> Caller {
+        guard let caller else {
+            throw TallyError(
+                .unauthenticated, "\(command) needs a signed-in caller: send an access token in the envelope's token (tally login, then tally call)",
+                field: "token")
+        }
+        return caller
+    }
+}

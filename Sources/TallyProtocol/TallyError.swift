@@ -21,6 +21,19 @@ public struct TallyError: Error, Codable, Sendable, Equatable, CustomStringConve
 
     enum CodingKeys: String, CodingKey { case code, message, field }
 
+    /// `{"code","field","message"}` in sorted key order, as `JSONEncoder.tally` writes it.
+    func write(into out: inout [UInt8]) {
+        out.append(contentsOf: #"{"code":"#.utf8)
+        TallyJSON.writeString(code.rawValue, into: &out)
+        if let field {
+            out.append(contentsOf: #","field":"#.utf8)
+            TallyJSON.writeString(field, into: &out)
+        }
+        out.append(contentsOf: #","message":"#.utf8)
+        TallyJSON.writeString(message, into: &out)
+        out.append(UInt8(ascii: "}"))
+    }
+
     public func encode(to encoder: Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(code, forKey: .code)

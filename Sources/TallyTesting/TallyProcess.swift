@@ -17,7 +17,10 @@ public final class TallyProcess: @unchecked Sendable {
         var exitStatus: Int32?
     }
 
-    init(name: String, executable: URL, arguments: [String], logFile: URL, notifySocket: String) throws {
+    init(
+        name: String, executable: URL, arguments: [String], logFile: URL, notifySocket: String, environment extra: [String: String],
+        input: Data?
+    ) throws {
         self.name = name
         self.arguments = arguments
         self.logFile = logFile
@@ -32,12 +35,14 @@ public final class TallyProcess: @unchecked Sendable {
         // The child stops by itself if the test process dies, so no stray process outlives a run.
         environment["TALLY_PARENT_PID"] = "\(getpid())"
         environment["NOTIFY_SOCKET"] = notifySocket
+        environment.merge(extra) { _, new in new }
         process.environment = environment
         _ = FileManager.default.createFile(atPath: logFile.path, contents: nil)
         let log = try FileHandle(forWritingTo: logFile)
         process.standardOutput = log
         process.standardError = log
-        process.standardInput = FileHandle.nullDevice
+        let stdin = input.map { _ in Pipe() }
+        process.standardInput = stdin ?? FileHandle.nullDevice
         let listener = listener
         process.terminationHandler = { process in
             // Read what the child sent before it died first, so a READY just before an exit counts.
@@ -49,6 +54,10 @@ public final class TallyProcess: @unchecked Sendable {
         } catch {
             listener.close()
             throw error
+        }
+        if let stdin, let input {
+            try stdin.fileHandleForWriting.write(contentsOf: input)
+            try stdin.fileHandleForWriting.close()
         }
     }
 

@@ -1,10 +1,15 @@
 import Foundation
+import TallyAuth
 import TallyClient
 import TallyProtocol
 import ZeroMQ
 
 /// A real Tally deployment for tests: a gateway and workers as separate `tally` processes, on ipc
 /// endpoints in a fresh temporary directory, so tests run in parallel without port clashes.
+///
+/// Authentication is on, as in production: the stack makes a token-signing key pair in its data
+/// directory's `keys`, where every worker finds the public key and the identity service the
+/// private one. `accessToken(for:)` signs a token for any user with it, in one call.
 ///
 /// ```swift
 /// try await TallyStack.with(workers: ["calc": 1]) { stack in
@@ -33,6 +38,10 @@ public final class TallyStack: @unchecked Sendable {
     /// tests never publish into a notifier running on the machine.
     public let events: String
     public let context: ZMQContext
+    /// Where the stack's stateful workers keep their data.
+    public let dataDirectory: String
+    /// The key the stack's tokens are signed with; its key pair is in `<dataDirectory>/keys`.
+    public let signingKey: TokenSigningKey
     public private(set) var gateway: TallyProcess!
     private let lock = NSLock()
     private var processes: [TallyProcess] = []
@@ -60,6 +69,8 @@ public final class TallyStack: @unchecked Sendable {
         frontend = "ipc://\(directory.path)/frontend"
         backend = "ipc://\(directory.path)/backend"
         events = "ipc://\(directory.path)/events"
+        dataDirectory = directory.appendingPathComponent("data").path
+        signingKey = try KeyFiles.create(name: "test", in: "\(dataDirectory)/keys").key
         context = try ZMQContext()
     }
 
@@ -111,16 +122,20 @@ public final class TallyStack: @unchecked Sendable {
         try launch(
             service,
             ["worker", service, "--backend", backend ?? self.backend, "--concurrency", "\(concurrency)",
-             "--events-endpoint", events,
-             "--data-dir", directory.appendingPathComponent("data").path] + timing + extraArguments)
+             "--events-endpoint", events, "--data-dir", dataDirectory] + timing + extraArguments)
     }
 
     private var timing: [String] {
         ["--heartbeat-ms", "\(options.heartbeat.roundedUpMilliseconds)", "--liveness", "\(options.liveness)"]
     }
 
-    /// Runs any `tally` command (for CLI tests) with its output in a log file of the stack.
-    public func launch(_ name: String, _ arguments: [String]) throws -> TallyProcess {
+    /// Settings every process of the stack gets in its environment: the cheapest accepted scrypt
+    /// cost, so the many logins of a test run stay quick (the format and checks are the same).
+    public static let environment = ["TALLY_PASSWORD_COST": "14"]
+
+    /// Runs any `tally` command (for CLI tests) with its output in a log file of the stack;
+    /// `environment` adds to (or overrides) the stack's, `input` is its standard input.
+    public func launch(_ name: String, _ arguments: [String], environment: [String: String] = [:], input: Data? = nil) throws -> TallyProcess {
         let number = lock.withLock {
             counter += 1
             return counter
@@ -128,7 +143,8 @@ public final class TallyStack: @unchecked Sendable {
         let process = try TallyProcess(
             name: name, executable: Self.executable, arguments: arguments,
             logFile: directory.appendingPathComponent("\(number)-\(name).log"),
-            notifySocket: directory.appendingPathComponent("\(number).notify").path)
+            notifySocket: directory.appendingPathComponent("\(number).notify").path,
+            environment: Self.environment.merging(environment) { _, new in new }, input: input)
         lock.withLock { processes.append(process) }
         return process
     }
@@ -190,6 +206,8 @@ public enum StackError: Error, CustomStringConvertible {
     case timedOut(detail: String, processes: String, logs: String)
     /// A process exited, or never said it was ready.
     case notReady(process: String, waited: Duration, log: String)
+    /// A command a helper ran for the test failed.
+    case refused(command: String, reply: String)
 
     public var description: String {
         switch self {
@@ -197,6 +215,7 @@ public enum StackError: Error, CustomStringConvertible {
             "timed out waiting until \(detail)\nprocesses:\n\(processes)\n\(logs)"
         case .notReady(let process, let waited, let log):
             "\(process) (waited up to \(waited) for READY=1)\n\(log)"
+        case .refused(let command, let reply): "\(command) failed: \(reply)"
         }
     }
 }

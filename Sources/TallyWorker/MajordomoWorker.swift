@@ -3,12 +3,23 @@ import Logging
 import TallyProtocol
 import ZeroMQ
 
-/// One 7/MDP worker: a DEALER socket to the gateway's backend, served by the thread that calls
-/// `run`, with commands running on a paired `HandlerThread` so heartbeats never stop.
+/// One 7/MDP worker: a DEALER socket to the gateway's backend, and the thread that calls `run`,
+/// which reads each request, runs it and sends the reply itself: no hand-off to another thread
+/// and back, which would cost two thread wake-ups on every request.
 ///
-/// It follows the guide's `mdwrkapi` and Paranoid Pirate patterns: READY on connect, heartbeats
-/// both ways, and when the gateway falls silent for `liveness` heartbeats, a fresh socket after a
-/// backoff. On stop it sends DISCONNECT so the gateway forgets it at once instead of by timeout.
+/// It takes `capacity` requests at once (Tally's extension of READY, see `Majordomo.WorkerMessage`):
+/// while it runs one, the gateway can already send it the next, so the thread goes from request to
+/// request without waiting a round trip to the gateway in between, and one wake-up and one system
+/// call carry several requests. They run in the order they arrive; a slow one delays those behind it.
+///
+/// A command that runs longer than a heartbeat does not get the worker taken for dead: the
+/// gateway does not expire a worker while it holds a request whose deadline has not passed, and
+/// libzmq's own connection heartbeats (ZMTP PING/PONG, answered by its I/O thread while this
+/// thread is busy) still tell a dead connection from a busy one.
+///
+/// Otherwise it follows the guide's `mdwrkapi` and Paranoid Pirate patterns: READY on connect,
+/// heartbeats both ways, and when the gateway falls silent for `liveness` heartbeats, a fresh
+/// socket after a backoff. On stop it sends DISCONNECT so the gateway forgets it at once.
 final class MajordomoWorker {
     private let context: ZMQContext
     private let configuration: WorkerConfiguration
@@ -46,40 +57,27 @@ final class MajordomoWorker {
 
     /// Serves requests until `stop` fires. Blocks the calling (dedicated) thread.
     func run() throws {
-        let handler = try HandlerThread(
-            context: context, processor: processor, delay: configuration.handlingDelay, name: "\(serviceName)-handler")
-        defer {
-            handler.stop()
-            closeSocket()
-        }
+        defer { closeSocket() }
         try connect()
         while !stop.isFired {
             guard let socket else { return }
             var poller = ZMQPoller()
             let socketIndex = poller.add(socket)
-            let handlerIndex = poller.add(handler.socket)
             poller.add(fileDescriptor: stop.fileDescriptor)
             try poller.poll(timeout: max(.zero, heartbeatAt - clock.now))
-
-            if poller.isReadable(handlerIndex), let finished = try handler.takeReply() {
-                try send(Majordomo.WorkerMessage.reply(client: finished.client, body: [finished.reply]).frames)
-            }
             if stop.isFired { break }
             if poller.isReadable(socketIndex) {
                 while let frames = try socket.receive(dontWait: true) {
                     liveness = configuration.liveness
-                    if try !handle(frames, handler: handler) { break }
+                    if try !handle(frames) { break }
+                    // Graceful stop between requests: the one in hand has been answered.
+                    if stop.isFired { break }
                 }
             } else if clock.now >= heartbeatAt {
                 liveness -= 1
-                // A request in hand is finished and answered before reconnecting: a fresh READY
-                // would invite a second request while this worker is still busy.
-                if liveness <= 0 && !handler.isBusy {
+                if liveness <= 0 {
                     logger.warning("gateway silent; reconnecting", metadata: ["after": "\(reconnectDelay)"])
-                    closeSocket()
-                    if waitForStop(reconnectDelay) { return }
-                    reconnectDelay = min(reconnectDelay * 2, configuration.maximumReconnectDelay)
-                    try connect()
+                    if try !reconnectAfterBackoff() { return }
                     continue
                 }
             }
@@ -88,43 +86,32 @@ final class MajordomoWorker {
                 heartbeatAt = clock.now + configuration.heartbeatInterval
             }
         }
-        // Graceful: finish and answer the request in hand, then tell the gateway we are leaving.
+        // Graceful: answer the requests that have already arrived, then tell the gateway we are
+        // leaving (one that arrives after this is the gateway's to send elsewhere or answer).
         // LINGER gives the last messages time to go out.
-        if let finished = try handler.finish() {
-            try send(Majordomo.WorkerMessage.reply(client: finished.client, body: [finished.reply]).frames)
-        }
         if let socket {
+            while let frames = try socket.receive(dontWait: true) {
+                if case .request(let client, let body)? = Majordomo.BrokerMessage(frames: frames) { try answer(client, body) }
+            }
             try? socket.setLinger(milliseconds: 1000)
             _ = try? socket.send(Majordomo.WorkerMessage.disconnect.frames, dontWait: true)
         }
     }
 
     /// Handles one message from the gateway. Returns false when the socket was replaced.
-    private func handle(_ frames: [Data], handler: HandlerThread) throws -> Bool {
+    private func handle(_ frames: [Data]) throws -> Bool {
         switch Majordomo.BrokerMessage(frames: frames) {
         case .request(let client, let body)?:
             reconnectDelay = configuration.initialReconnectDelay
             isRegistered = true
-            if handler.isBusy {
-                // 7/MDP sends one request at a time; a broker that sends more gets told, not ignored.
-                let busy = Reply.failure(id: nil, error: TallyError(.unavailable, "this \(serviceName) worker is busy; retry"))
-                try send(Majordomo.WorkerMessage.reply(client: client, body: [busy]).frames)
-            } else {
-                try handler.submit(client: client, body: body)
-            }
+            try answer(client, body)
         case .heartbeat?:
             reconnectDelay = configuration.initialReconnectDelay
             isRegistered = true
         case .disconnect?:
             logger.info("gateway asked us to reconnect", metadata: ["after": "\(reconnectDelay)"])
-            if let finished = try handler.finish() {
-                try send(Majordomo.WorkerMessage.reply(client: finished.client, body: [finished.reply]).frames)
-            }
-            closeSocket()
             // Back off, so a gateway that keeps refusing us (a reserved service name) is not hammered.
-            if waitForStop(reconnectDelay) { return false }
-            reconnectDelay = min(reconnectDelay * 2, configuration.maximumReconnectDelay)
-            try connect()
+            _ = try reconnectAfterBackoff()
             return false
         case nil:
             logger.warning("ignored a malformed message from the gateway", metadata: ["frames": "\(frames.count)"])
@@ -132,11 +119,32 @@ final class MajordomoWorker {
         return true
     }
 
+    /// Runs a request and sends its reply.
+    private func answer(_ client: Data, _ body: [Data]) throws {
+        if configuration.handlingDelay > .zero { Thread.sleep(forTimeInterval: configuration.handlingDelay.seconds) }
+        let reply = processor.process(body)
+        try send(Majordomo.WorkerMessage.reply(client: client, body: [reply]).frames)
+    }
+
+    /// Closes the socket, waits `reconnectDelay` (doubling it for next time) and connects afresh.
+    /// Returns false when asked to stop while waiting.
+    private func reconnectAfterBackoff() throws -> Bool {
+        closeSocket()
+        if waitForStop(reconnectDelay) { return false }
+        reconnectDelay = min(reconnectDelay * 2, configuration.maximumReconnectDelay)
+        try connect()
+        return true
+    }
+
     private func connect() throws {
         let socket = try ZMQSocket(context: context, type: .dealer)
+        // libzmq's connection heartbeats run on its I/O thread, so they go on while a long command
+        // keeps this thread busy; a connection that stops answering them is dropped.
+        try socket.setConnectionHeartbeat(
+            interval: configuration.heartbeatInterval, timeout: configuration.heartbeatInterval * configuration.liveness)
         try socket.connect(configuration.backendEndpoint)
         self.socket = socket
-        try send(Majordomo.WorkerMessage.ready(service: serviceName).frames)
+        try send(Majordomo.WorkerMessage.ready(service: serviceName, capacity: configuration.capacity).frames)
         liveness = configuration.liveness
         heartbeatAt = clock.now + configuration.heartbeatInterval
         logger.debug("connected", metadata: ["backend": "\(configuration.backendEndpoint)"])
@@ -159,5 +167,12 @@ final class MajordomoWorker {
         poller.add(fileDescriptor: stop.fileDescriptor)
         _ = try? poller.poll(timeout: delay)
         return stop.isFired
+    }
+}
+
+extension Duration {
+    fileprivate var seconds: Double {
+        let (seconds, attoseconds) = components
+        return Double(seconds) + Double(attoseconds) / 1e18
     }
 }

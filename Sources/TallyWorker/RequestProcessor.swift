@@ -65,7 +65,14 @@ public struct RequestProcessor: Sendable {
     private func run(
         _ request: Request, through middleware: ArraySlice<any RequestMiddleware>, _ command: BoundCommand
     ) throws -> any Encodable & Sendable {
-        guard let first = middleware.first else { return try command.run(request.args, request.context) }
+        guard let first = middleware.first else {
+            // Fail closed: a command that needs a caller never runs without one, even in a worker
+            // whose chain has no authentication.
+            guard request.command.access == .open || request.context.caller != nil else {
+                throw TallyError(.unauthenticated, "\(request.command.name) needs a signed-in caller, and this worker checks no tokens", field: "token")
+            }
+            return try command.run(request.args, request.context)
+        }
         return try first.respond(to: request) { try run($0, through: middleware.dropFirst(), command) }
     }
 }

@@ -1,9 +1,16 @@
+import Foundation
+
 /// How a worker process reaches the gateway and how it detects that the gateway is gone.
 public struct WorkerConfiguration: Sendable {
     /// The gateway's backend, where workers connect: `tcp://127.0.0.1:5556` by default.
     public var backendEndpoint: String
-    /// Worker threads in this process, each its own MDP worker with its own socket.
+    /// Worker threads in this process, each its own MDP worker with its own socket, running its
+    /// requests itself; one per core by default.
     public var concurrency: Int
+    /// Requests each MDP worker takes at once (Tally's extension of 7/MDP's READY; 1 is plain
+    /// 7/MDP). More keep its thread busy between round trips to the gateway; fewer keep a slow
+    /// request from delaying others queued behind it on the same thread.
+    public var capacity: Int
     /// How often the worker and the gateway heartbeat each other.
     public var heartbeatInterval: Duration
     /// Missed heartbeats before the gateway is taken for gone and the worker reconnects.
@@ -19,7 +26,8 @@ public struct WorkerConfiguration: Sendable {
 
     public init(
         backendEndpoint: String = "tcp://127.0.0.1:5556",
-        concurrency: Int = 1,
+        concurrency: Int = ProcessInfo.processInfo.activeProcessorCount,
+        capacity: Int = 16,
         heartbeatInterval: Duration = .milliseconds(2500),
         liveness: Int = 3,
         initialReconnectDelay: Duration = .milliseconds(250),
@@ -29,6 +37,7 @@ public struct WorkerConfiguration: Sendable {
     ) {
         self.backendEndpoint = backendEndpoint
         self.concurrency = concurrency
+        self.capacity = capacity
         self.heartbeatInterval = heartbeatInterval
         self.liveness = liveness
         self.initialReconnectDelay = initialReconnectDelay

@@ -11,17 +11,23 @@ import ZeroMQ
 public struct WorkerService: Service {
     public let handler: any ServiceHandler
     public let configuration: WorkerConfiguration
+    /// What every request passes through before its handler: authentication, in a Tally worker.
+    private let middleware: [any RequestMiddleware]
     private let context: ZMQContext
     private let logger: Logger
     private let readiness: ReadinessReporter
 
-    /// - Parameter readiness: told when every worker thread has heard from the gateway (so the
-    ///   gateway counts it), and again whenever one loses the gateway and reconnects.
+    /// - Parameters:
+    ///   - middleware: the chain in front of every handler; given explicitly, so no worker is
+    ///     started without thinking about authentication.
+    ///   - readiness: told when every worker thread has heard from the gateway (so the gateway
+    ///     counts it), and again whenever one loses the gateway and reconnects.
     public init(
-        handler: any ServiceHandler, configuration: WorkerConfiguration, context: ZMQContext, logger: Logger,
-        readiness: ReadinessReporter = .none
+        handler: any ServiceHandler, middleware: [any RequestMiddleware], configuration: WorkerConfiguration, context: ZMQContext,
+        logger: Logger, readiness: ReadinessReporter = .none
     ) {
         self.handler = handler
+        self.middleware = middleware
         self.configuration = configuration
         self.context = context
         self.logger = logger
@@ -34,7 +40,7 @@ public struct WorkerService: Service {
             service: handler.serviceName, threads: max(1, configuration.concurrency),
             backend: configuration.backendEndpoint, readiness: readiness)
         let processor = RequestProcessor(
-            handler: handler, maximumMessageBytes: configuration.maximumMessageBytes, logger: logger)
+            handler: handler, middleware: middleware, maximumMessageBytes: configuration.maximumMessageBytes, logger: logger)
         logger.info(
             "worker ready",
             metadata: [

@@ -94,6 +94,16 @@ public final class ZMQSocket {
 
     public func subscribe(_ prefix: Data = Data()) throws { try setBytes(ZMQ_SUBSCRIBE, prefix) }
 
+    /// libzmq's connection heartbeats (ZMTP PING/PONG, sent and answered by its I/O thread): a PING
+    /// every `interval`, and the connection dropped when nothing has arrived for `timeout`, on this
+    /// side and (through the PING's time-to-live) on the peer's. Set before `bind` or `connect`.
+    public func setConnectionHeartbeat(interval: Duration, timeout: Duration) throws {
+        let timeoutMilliseconds = Int32(clamping: max(timeout.roundedUpMilliseconds, 100))
+        try setInt(ZMQ_HEARTBEAT_IVL, Int32(clamping: interval.roundedUpMilliseconds))
+        try setInt(ZMQ_HEARTBEAT_TIMEOUT, timeoutMilliseconds)
+        try setInt(ZMQ_HEARTBEAT_TTL, timeoutMilliseconds)
+    }
+
     public func setHighWaterMarks(send: Int32, receive: Int32) throws {
         try setInt(ZMQ_SNDHWM, send)
         try setInt(ZMQ_RCVHWM, receive)
@@ -127,6 +137,7 @@ public final class ZMQSocket {
     public func receive(dontWait: Bool = false) throws -> [Data]? {
         let handle = try live("zmq_msg_recv")
         var frames: [Data] = []
+        frames.reserveCapacity(8)
         var message = zmq_msg_t()
         while true {
             zmq_msg_init(&message)

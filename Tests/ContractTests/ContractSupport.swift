@@ -48,6 +48,8 @@ enum CommandSchema {
 ///     ```json
 ///     {"command": "calc.tip", "args": {...}}
 ///     ```
+///
+/// A request a signed-in person sends names them: `<!-- example: request roster.offer as bo -->`.
 struct DocExample: Sendable, CustomStringConvertible {
     enum Kind: String, Sendable, CaseIterable {
         /// A whole envelope inside the contract, for a command in the catalog. Sent live.
@@ -69,12 +71,14 @@ struct DocExample: Sendable, CustomStringConvertible {
 
     let kind: Kind
     let command: String?
+    /// Who sends the request (`as bo`): a person signed in with a token.
+    var caller: String? = nil
     /// 1-based line of the marker.
     let line: Int
     let text: String
 
     var description: String {
-        "docs/protocol.md:\(line) (\(kind.rawValue)\(command.map { " \($0)" } ?? ""))"
+        "docs/protocol.md:\(line) (\(kind.rawValue)\(command.map { " \($0)" } ?? "")\(caller.map { " as \($0)" } ?? ""))"
     }
 
     /// The example parsed as JSON, or nil if it is not JSON.
@@ -88,7 +92,7 @@ struct DocExample: Sendable, CustomStringConvertible {
         var examples: [DocExample] = []
         var problems: [String] = []
         var index = 0
-        var pending: (kind: Kind, command: String?, line: Int)?
+        var pending: (kind: Kind, command: String?, caller: String?, line: Int)?
         while index < lines.count {
             let line = lines[index]
             let trimmed = line.trimmingCharacters(in: .whitespaces)
@@ -101,8 +105,17 @@ struct DocExample: Sendable, CustomStringConvertible {
                     problems.append("docs/protocol.md:\(number): an example marker ends with -->")
                     continue
                 }
-                let words = trimmed.dropFirst("<!-- example:".count).dropLast("-->".count)
+                var words = trimmed.dropFirst("<!-- example:".count).dropLast("-->".count)
                     .split(separator: " ").map(String.init)
+                var caller: String?
+                if words.count >= 2, words[words.count - 2] == "as" {
+                    caller = words.removeLast()
+                    words.removeLast()
+                    if words.first != Kind.request.rawValue {
+                        problems.append("docs/protocol.md:\(number): only a request example names who sends it (as NAME)")
+                        continue
+                    }
+                }
                 guard let first = words.first, let kind = Kind(rawValue: first) else {
                     problems.append(
                         "docs/protocol.md:\(number): unknown example kind in \(trimmed); use one of \(Kind.allCases.map(\.rawValue).joined(separator: ", "))")
@@ -116,7 +129,7 @@ struct DocExample: Sendable, CustomStringConvertible {
                     problems.append("docs/protocol.md:\(number): a \(kind.rawValue) example names no command: <!-- example: \(kind.rawValue) -->")
                     continue
                 }
-                pending = (kind, kind.takesCommand ? words[1] : nil, number)
+                pending = (kind, kind.takesCommand ? words[1] : nil, caller, number)
                 continue
             }
             if trimmed.hasPrefix("```") {
@@ -138,7 +151,9 @@ struct DocExample: Sendable, CustomStringConvertible {
                 if !closed { problems.append("docs/protocol.md:\(number): code block never closed") }
                 if let marker = pending {
                     if opensJSON {
-                        examples.append(DocExample(kind: marker.kind, command: marker.command, line: marker.line, text: body.joined(separator: "\n")))
+                        examples.append(DocExample(
+                            kind: marker.kind, command: marker.command, caller: marker.caller, line: marker.line,
+                            text: body.joined(separator: "\n")))
                     } else {
                         problems.append("docs/protocol.md:\(marker.line): an example's block must open with exactly ```json")
                     }
@@ -211,6 +226,43 @@ enum VaryingFields {
         "shopping.set_price": ["created_at", "updated_at", "opened_at", "purchased_at"],
         "shopping.price_history": ["purchased_at"],
         "shopping.events": ["id", "time", "created_at", "updated_at", "purchased_at"],
+        "roster.create_team": ["created_at", "updated_at"],
+        "roster.update_team": ["created_at", "updated_at"],
+        "roster.teams": ["created_at", "updated_at"],
+        "roster.team": ["created_at", "updated_at", "joined_at"],
+        "roster.create_invite": ["code", "expires_at"],
+        "roster.join": ["created_at", "updated_at", "joined_at"],
+        "roster.set_role": ["joined_at"],
+        "roster.remove_member": ["joined_at"],
+        "roster.add_shift": ["created_at", "updated_at"],
+        "roster.update_shift": ["created_at", "updated_at"],
+        "roster.remove_shift": ["created_at", "updated_at"],
+        "roster.offer": ["created_at", "updated_at"],
+        "roster.take": ["created_at", "updated_at"],
+        "roster.undo_take": ["created_at", "updated_at"],
+        "roster.volunteer": ["created_at", "updated_at"],
+        "roster.propose_swap": ["created_at", "updated_at"],
+        "roster.accept_swap": ["created_at", "updated_at"],
+        "roster.withdraw": ["created_at", "updated_at"],
+        "roster.approve": ["created_at", "updated_at"],
+        "roster.decline": ["created_at", "updated_at"],
+        "roster.market": ["created_at", "updated_at"],
+        "roster.trade": ["created_at", "updated_at", "at"],
+        "roster.record_hours": ["recorded_at"],
+        "roster.hours": ["recorded_at"],
+        // Its DTSTAMP is the time of the request.
+        "roster.ical": ["calendar"],
+        "roster.events": ["id", "time", "created_at", "updated_at", "joined_at", "expires_at"],
+        "identity.signup": ["created_at"],
+        "identity.login": ["access_token", "expires_at", "refresh_token", "refresh_expires_at", "session_id"],
+        "identity.refresh": ["access_token", "expires_at", "refresh_token", "refresh_expires_at", "session_id"],
+        "identity.whoami": ["created_at", "session_id", "session_started_at"],
+        "identity.grant_role": ["created_at"],
+        "identity.revoke_role": ["created_at"],
+        "identity.users": ["created_at"],
+        "identity.issue_service_token": ["service_token", "session_id"],
+        "identity.service_login": ["access_token", "expires_at", "session_id"],
+        "identity.events": ["id", "time", "session_id"],
     ]
 
     /// `value` without the varying keys of `command`'s result, at any depth.
@@ -238,6 +290,49 @@ extension JSONValue {
     /// Compact JSON with sorted keys, for messages.
     var compactText: String {
         String(decoding: (try? JSONEncoder.tally.encode(self)) ?? Data(), as: UTF8.self)
+    }
+}
+
+/// The tokens request examples name by placeholder (`"<access token of ann>"`), filled in from the
+/// live replies of earlier examples (or signed with the stack's key) before a request is sent:
+/// real tokens carry a fresh key's signature and the time, so no document can spell them.
+struct TokenPlaceholders {
+    private var values: [String: String] = [:]
+    /// A token with the `service` role, signed with the stack's key.
+    let serviceAccessToken: String
+
+    init(serviceAccessToken: String) {
+        self.serviceAccessToken = serviceAccessToken
+        values["<access token with the service role>"] = serviceAccessToken
+    }
+
+    /// Remembers the tokens a live result hands out, by the user they are for.
+    mutating func learn(from result: JSONValue) {
+        guard let username = result["user"]?["username"]?.stringValue else { return }
+        for (field, kind) in [("access_token", "access token"), ("refresh_token", "refresh token"), ("service_token", "service token")] {
+            if let token = result[field]?.stringValue { values["<\(kind) of \(username)>"] = token }
+        }
+    }
+
+    /// `text` with each placeholder string replaced by its token; the placeholders no earlier
+    /// reply gave, in `missing`.
+    func fill(_ text: String) -> (text: String, missing: [String]) {
+        var filled = text
+        var missing: [String] = []
+        var searchFrom = filled.startIndex
+        while let open = filled.range(of: "\"<", range: searchFrom..<filled.endIndex),
+            let close = filled.range(of: ">\"", range: open.upperBound..<filled.endIndex)
+        {
+            let placeholder = String(filled[filled.index(after: open.lowerBound)..<filled.index(before: close.upperBound)])
+            guard let token = values[placeholder] else {
+                if placeholder.contains(" token") { missing.append(placeholder) }
+                searchFrom = close.upperBound
+                continue
+            }
+            filled.replaceSubrange(open.lowerBound..<close.upperBound, with: "\"\(token)\"")
+            searchFrom = filled.startIndex
+        }
+        return (filled, missing)
     }
 }
 

@@ -67,6 +67,10 @@ import Testing
         let threads = try (0..<2).map { index in
             var loader = CurrencyLoader(store: try openStore(directory))
             loader.pollInterval = .milliseconds(10)
+            // The first load is held at the gate without renewing its claim: on a loaded machine
+            // the waits below may take longer than the default 30 s of wall time, after which the
+            // second loader would take the claim over instead of waiting for it.
+            loader.staleAfter = .seconds(600)
             if index == 0 { loader.beforeChunk = gate.hook }
             loader.onEvent = { if case .waiting = $0 { waited.append(index) } }
             return Thread { [loader] in

@@ -45,18 +45,37 @@ import Testing
 
     @Test func upRunsTheStackRestartsChildrenAndStopsCleanly() async throws {
         let stack = try TallyStack()
-        let dataDir = stack.directory.appendingPathComponent("data").path
+        // A data directory of its own: tally up makes the keys there on its first run.
+        let dataDir = stack.directory.appendingPathComponent("up-data").path
+        // The notifier's sockets private to this test, so parallel runs never meet.
+        let notifierEndpoints = [
+            "TALLY_EVENTS_ENDPOINT": "ipc://\(stack.directory.path)/up-events", "TALLY_ALERTS_ENDPOINT": "ipc://\(stack.directory.path)/up-alerts",
+        ]
         let up = try stack.launch(
-            "up", ["up", "--frontend", stack.frontend, "--backend", stack.backend, "--data-dir", dataDir, "--heartbeat-ms", "200"])
+            "up",
+            ["up", "--frontend", stack.frontend, "--backend", stack.backend, "--data-dir", dataDir, "--heartbeat-ms", "200", "--admin", "olga"],
+            environment: notifierEndpoints)
         do {
             // tally up is ready when every child is: the gateway bound, each worker registered.
             try await up.waitUntilReady()
             let reply = try await stack.client().call("calc.tip", ["amount": "84.00", "tip_percent": "18", "split": 3, "currency": "USD"])
             #expect(reply.result?["tip"] == "15.12")
-            // Every service of the catalog starts, each log line prefixed with its name, padded to the longest.
-            for service in ["calc", "accounts", "currency", "shopping", "alerts"] {
-                #expect((try await stack.serviceStatus(service))?["workers"]?.intValue == 1, "\(service)")
+            // Every service of the catalog starts, with one MDP worker per core, each log line
+            // prefixed with its name, padded to the longest.
+            for service in ["calc", "accounts", "currency", "shopping", "roster", "identity", "alerts"] {
+                let workers = try await stack.serviceStatus(service)?["workers"]?.intValue
+                #expect(workers == Int64(ProcessInfo.processInfo.activeProcessorCount), "\(service)")
             }
+            // The first run made a signing key pair and the notifier's service token, privately,
+            // and the admin, whose password it printed once: enough to log in and manage roles.
+            for (file, mode) in [("keys/tally.private.jwk", 0o600), ("keys/tally.public.jwk", 0o644), ("keys/notifier.token", 0o600)] {
+                #expect((try FileManager.default.attributesOfItem(atPath: "\(dataDir)/\(file)")[.posixPermissions] as? Int) == mode, "\(file)")
+            }
+            let printed = try #require(up.log.firstRange(of: "made the admin olga with the password "), "\(up.log)")
+            let password = String(up.log[printed.upperBound...].prefix { $0 != " " })
+            let olga = try await stack.logIn("olga", password: password)
+            let users = try await stack.client(timeout: TallyStack.identityTimeout).call("identity.users", token: olga.accessToken)
+            #expect(users.result?["users"]?.arrayValue?.compactMap { $0["username"]?.stringValue }.sorted() == ["notifier", "olga"], "\(users)")
             let prefixes = Set(up.log.split(separator: "\n").compactMap { line in
                 line.firstRange(of: " | ").map { line[..<$0.lowerBound].trimmingCharacters(in: .whitespaces) }
             })

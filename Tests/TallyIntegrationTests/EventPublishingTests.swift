@@ -48,7 +48,8 @@ import ZeroMQ
             #expect(event.type == "accounts.account_created" && event.source == "tally/accounts" && event.subject == "ann")
             #expect(event.data["owner"] == "ann")
             // The same event is in the outbox, with the same id.
-            let feed = try await client.call("accounts.events", ["after": .integer(event.sequence - 1), "limit": 1])
+            let feed = try await client.call(
+                "accounts.events", ["after": .integer(event.sequence - 1), "limit": 1], token: try stack.serviceAccessToken())
             #expect(feed.result?["events"]?[0]?["id"]?.stringValue == event.id, "\(feed)")
         } catch {
             await stack.stop()
@@ -69,7 +70,7 @@ import ZeroMQ
             try stack.startWorker("accounts")
             let answer = try await reply
             #expect(answer.result?["name"] == "Wallet", "the retry on the next worker returns the stored result: \(answer)")
-            let feed = try await client.call("accounts.events", ["after": 0])
+            let feed = try await client.call("accounts.events", ["after": 0], token: try stack.serviceAccessToken())
             let types = feed.result?["events"]?.arrayValue?.compactMap { $0["type"]?.stringValue }
             #expect(types == ["accounts.account_created"], "one change, one event: \(feed)")
         }

@@ -7,12 +7,15 @@ import ZeroMQ
 extension TallyStack {
     var eventsEndpoint: String { events }
     var alertsEndpoint: String { "ipc://\(directory.path)/alerts" }
-    var dataDirectory: String { directory.appendingPathComponent("data").path }
 
     /// Starts `tally notifier` on the stack's endpoints and waits until it is ready: its sockets
-    /// are bound and the gateway has registered its `alerts` worker.
+    /// are bound and the gateway has registered its `alerts` worker. It gets a service token
+    /// (issued the first time), which it trades at the stack's identity worker, when there is
+    /// one, for access tokens to catch up with.
     @discardableResult
     func startNotifier(catchUpMs: Int = 200) async throws -> TallyProcess {
+        let tokenFile = "\(dataDirectory)/keys/notifier.token"
+        if !FileManager.default.fileExists(atPath: tokenFile) { try await issueServiceToken("notifier", into: tokenFile) }
         let process = try launch(
             "notifier",
             ["notifier", "--events-endpoint", eventsEndpoint, "--alerts-endpoint", alertsEndpoint,

@@ -5,7 +5,8 @@ import TallyTesting
 import Testing
 
 /// The acceptance scenario with every real part: a gateway, a shopping worker, the
-/// notifier and a `tally watch --json` subscriber, all processes. Ann buys milk dearer than last
+/// notifier and a `tally watch --json` subscriber, all processes; and an identity worker, where
+/// the notifier trades its service token for the access token its catch-up calls carry. Ann buys milk dearer than last
 /// week and sees exactly one alert; then cheaper bread, whose alert is the fence: the notifier
 /// handles events in sequence order, so once the bread alert is in, a duplicate milk alert would be too.
 @Suite struct PriceAlertEndToEndTests {
@@ -53,7 +54,7 @@ import Testing
     }
 
     @Test func milkDearerThanLastWeekGivesExactlyOneAlert() async throws {
-        try await TallyStack.with(workers: ["shopping": 1]) { stack in
+        try await TallyStack.with(workers: ["shopping": 1, "identity": 1]) { stack in
             try await stack.startNotifier()
             let watch = try stack.startWatch(["--since", "0"])
             let shopper = Shopper(client: try stack.client(timeout: .seconds(10)))
@@ -67,7 +68,7 @@ import Testing
     }
 
     @Test func theSameWithTheNotifierKilledAndRestartedInBetween() async throws {
-        try await TallyStack.with(workers: ["shopping": 1]) { stack in
+        try await TallyStack.with(workers: ["shopping": 1, "identity": 1]) { stack in
             let notifier = try await stack.startNotifier()
             let watch = try stack.startWatch(["--since", "0"])
             let shopper = Shopper(client: try stack.client(timeout: .seconds(10)))
@@ -83,7 +84,7 @@ import Testing
     }
 
     @Test func theSameWithTheWorkerKilledAfterItsCommitBeforeItsPublish() async throws {
-        try await TallyStack.with() { stack in
+        try await TallyStack.with(workers: ["identity": 1]) { stack in
             let first = try stack.startWorker("shopping")
             try await stack.waitForWorkers("shopping", count: 1)
             try await stack.startNotifier()

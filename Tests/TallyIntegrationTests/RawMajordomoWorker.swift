@@ -9,8 +9,10 @@ import ZeroMQ
 /// worker that never answers or that dies holding a request.
 final class RawMajordomoWorker: @unchecked Sendable {
     enum Behaviour: Sendable {
-        /// Answer every request with what the closure returns for its body.
+        /// Answer every request with what the closure returns for its (first) body frame.
         case reply(@Sendable (Data) -> Data)
+        /// Answer every request with its body frames, untouched, as the guide's echo worker does.
+        case echo
         /// Keep every request and never answer it.
         case swallow
     }
@@ -67,12 +69,14 @@ final class RawMajordomoWorker: @unchecked Sendable {
             try poller.poll(timeout: .milliseconds(50))
             while let frames = try socket.receive(dontWait: true) {
                 guard frames.count >= 3, frames[0].isEmpty, frames[1] == header else { continue }
-                if frames[2] == Data([0x02]), frames.count == 6, frames[4].isEmpty {
+                if frames[2] == Data([0x02]), frames.count >= 6, frames[4].isEmpty {
                     let client = frames[3]
-                    let body = frames[5]
-                    lock.withLock { requests.append(body) }
-                    if case .reply(let answer) = behaviour {
-                        try socket.send([Data(), header, Data([0x03]), client, Data(), answer(body)])
+                    let body = Array(frames[5...])
+                    lock.withLock { requests.append(body[0]) }
+                    switch behaviour {
+                    case .reply(let answer): try socket.send([Data(), header, Data([0x03]), client, Data(), answer(body[0])])
+                    case .echo: try socket.send([Data(), header, Data([0x03]), client, Data()] + body)
+                    case .swallow: break
                     }
                 }
             }

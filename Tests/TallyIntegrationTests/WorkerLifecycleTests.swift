@@ -63,14 +63,18 @@ import ZeroMQ
         }
     }
 
-    @Test func aBusyWorkerKeepsHeartbeatingThroughASlowCommand() async throws {
+    /// A worker runs a request on its socket's own thread, so it sends nothing while a slow command
+    /// runs; the gateway does not expire a worker that holds a request before the request's deadline.
+    @Test func aBusyWorkerIsNotExpiredDuringASlowCommand() async throws {
         try await TallyStack.with() { stack in
-            // 3 s of work against a gateway that expires workers after 10 × 200 ms of silence.
+            // 3 s of work against a gateway that expires silent workers after 10 × 200 ms.
             try stack.startWorker("calc", extraArguments: ["--handling-delay-ms", "3000"])
             try await stack.waitForWorkers("calc", count: 1)
             let reply = try await stack.client(timeout: .seconds(10)).call("calc.tip", bill)
             #expect(reply.isOK, "\(reply)")
             #expect(!stack.gateway.log.contains("worker left"), "\(stack.gateway.log)")
+            // And the worker is still registered, not reconnecting.
+            #expect(try await stack.serviceStatus("calc")?["workers"] == 1)
         }
     }
 

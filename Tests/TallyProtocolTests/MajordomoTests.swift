@@ -8,6 +8,8 @@ import Testing
 
     @Test func workerMessagesHaveTheSpecifiedLayout() {
         #expect(Majordomo.WorkerMessage.ready(service: "calc").frames == [Data(), header, Data([1]), Data("calc".utf8)])
+        // Tally's extension: the capacity after the service name, only when more than one.
+        #expect(Majordomo.WorkerMessage.ready(service: "calc", capacity: 16).frames == [Data(), header, Data([1]), Data("calc".utf8), Data("16".utf8)])
         #expect(Majordomo.WorkerMessage.heartbeat.frames == [Data(), header, Data([4])])
         #expect(Majordomo.WorkerMessage.disconnect.frames == [Data(), header, Data([5])])
         #expect(
@@ -17,7 +19,7 @@ import Testing
 
     @Test func workerMessagesRoundTrip() {
         let messages: [Majordomo.WorkerMessage] = [
-            .ready(service: "calc"), .heartbeat, .disconnect, .reply(client: Data([1, 2]), body: [Data("x".utf8), Data()]),
+            .ready(service: "calc"), .ready(service: "my-echo", capacity: 1000), .heartbeat, .disconnect, .reply(client: Data([1, 2]), body: [Data("x".utf8), Data()]),
         ]
         for message in messages {
             #expect(Majordomo.WorkerMessage(frames: message.frames[...]) == message)
@@ -31,6 +33,9 @@ import Testing
             [Data(), header, Data([1]), Data()], [Data(), header, Data([4]), Data("extra".utf8)],
             [Data(), header, Data([3]), Data([1])], [Data(), header, Data([3]), Data([1]), Data("not empty".utf8), Data()],
             [Data(), header, Data([2]), Data([1]), Data(), Data()],
+            [Data(), header, Data([1]), Data("calc".utf8), Data("0".utf8)], [Data(), header, Data([1]), Data("calc".utf8), Data("1001".utf8)],
+            [Data(), header, Data([1]), Data("calc".utf8), Data("+5".utf8)], [Data(), header, Data([1]), Data("calc".utf8), Data()],
+            [Data(), header, Data([1]), Data("calc".utf8), Data("8".utf8), Data("8".utf8)],
         ]
         for frames in samples {
             #expect(Majordomo.WorkerMessage(frames: frames[...]) == nil, "\(frames)")

@@ -64,6 +64,17 @@ public final class ServiceStore: Sendable {
         }
     }
 
+    /// The result stored for `request`'s `idempotency_key`, when a change with that key has
+    /// committed: for a handler that does slow work before its change (hashing a password), so a
+    /// retry is answered without doing it again. Throws if the key was used for another request.
+    public func storedResult(for request: ChangeRequest) throws -> StoredResult? {
+        guard let key = request.key else { return nil }
+        let fingerprint = Self.fingerprint(request.fingerprint)
+        return try read { session in
+            try IdempotencyKeys.stored(key, scope: request.scope, fingerprint: fingerprint, session).map(StoredResult.init)
+        }
+    }
+
     /// The service's events after `sequence`, oldest first, at most `limit`: `<service>.events`.
     public func events(after sequence: Int64, limit: Int) throws -> [CloudEvent] {
         try read { try EventOutbox.events(after: sequence, limit: limit, service: service, $0) }

@@ -1,0 +1,164 @@
+import Foundation
+import Histogram
+import ZeroMQ
+
+/// Closed-loop load from one thread: `clients` DEALER sockets, each keeping `inFlight` requests
+/// outstanding, for a warm-up and then a measured period.
+///
+/// Every request starts `{"id":"<slot>",`: a Tally reply echoes the id first and the bare relay
+/// echoes the request, so the slot, and with it the send time, is read back from the first bytes
+/// of the reply without parsing JSON. One thread drives every socket, so the load costs the
+/// machine as little as it can and the same for every path measured.
+struct PipelinedLoad {
+    /// Makes the request body for a slot; `sequence` counts every request of the run, so each can
+    /// carry its own idempotency key or name.
+    typealias Body = @Sendable (_ slot: Int, _ sequence: Int) -> Data
+
+    let endpoint: String
+    let clients: Int
+    let inFlight: Int
+    let warmup: Duration
+    let measured: Duration
+    /// Whether replies are Tally replies (counted as errors when `"ok":false`) or echoes.
+    let checksReplies: Bool
+    /// The processes whose CPU time the measured period is charged with: this one, and the stack's;
+    /// nil when they are not all on this machine (`--endpoint`).
+    let cpu: ProcessCPU?
+
+    struct Outcome: Sendable {
+        var completed = 0
+        var errors = 0
+        var elapsed: Duration = .zero
+        var latency = Histogram<UInt64>(highestTrackableValue: 60_000_000, numberOfSignificantValueDigits: .three)
+        /// The first error reply, to show what went wrong.
+        var firstError: String?
+        /// CPU seconds all the processes of the path used in the measured period.
+        var cpuSeconds: Double?
+
+        var requestsPerSecond: Double { elapsed > .zero ? Double(completed) / elapsed.seconds : 0 }
+
+        /// Adds another slice of the same row.
+        mutating func merge(_ other: Outcome) {
+            let isFirst = elapsed == .zero
+            completed += other.completed
+            errors += other.errors
+            elapsed += other.elapsed
+            latency.add(other.latency)
+            if firstError == nil { firstError = other.firstError }
+            // CPU time is known for the whole row only when it is known for every slice.
+            cpuSeconds = isFirst ? other.cpuSeconds : cpuSeconds.flatMap { mine in other.cpuSeconds.map { mine + $0 } }
+        }
+        /// Microseconds of CPU, over every process and thread of the path, per request.
+        var cpuMicrosecondsPerRequest: Double? { cpuSeconds.map { $0 * 1e6 / Double(max(1, completed)) } }
+    }
+
+    func run(context: ZMQContext, body: @escaping @Sendable Body) async throws -> Outcome {
+        try await DedicatedThread.run(name: "bench-load") { [self] in try drive(context: context, body: body) }
+    }
+
+    private func drive(context: ZMQContext, body: Body) throws -> Outcome {
+        let sockets = try (0..<clients).map { _ in try ZMQSocket(context: context, type: .dealer) }
+        defer { sockets.forEach { $0.close() } }
+        for socket in sockets {
+            try socket.setHighWaterMarks(send: 0, receive: 0)
+            try socket.connect(endpoint)
+        }
+        let clock = ContinuousClock()
+        var sentAt = [[ContinuousClock.Instant]](repeating: [ContinuousClock.Instant](repeating: clock.now, count: inFlight), count: clients)
+        var sequence = 0
+        func send(_ client: Int, _ slot: Int) throws {
+            sentAt[client][slot] = clock.now
+            try sockets[client].send([Data(), body(slot, sequence)])
+            sequence += 1
+        }
+        for client in 0..<clients {
+            for slot in 0..<inFlight { try send(client, slot) }
+        }
+        var outcome = Outcome()
+        var poller = ZMQPoller()
+        for socket in sockets { poller.add(socket) }
+        let start = clock.now
+        let measureFrom = start + warmup
+        let stopAt = measureFrom + measured
+        var measuring = false
+        var outstanding = clients * inFlight
+        var stopping = false
+        var cpuAtStart: Double?
+        // After the measured period, outstanding requests may take up to their deadline to come back.
+        let drainUntil = stopAt + .seconds(10)
+        while outstanding > 0 {
+            let now = clock.now
+            if !measuring && now >= measureFrom {
+                measuring = true
+                outcome = Outcome()
+                cpuAtStart = cpu?.seconds()
+            }
+            if !stopping && now >= stopAt {
+                stopping = true
+                if let cpuAtStart, let cpuNow = cpu?.seconds() { outcome.cpuSeconds = cpuNow - cpuAtStart }
+            }
+            if now >= drainUntil { break }
+            try poller.poll(timeout: .milliseconds(100))
+            for client in 0..<clients where poller.isReadable(client) {
+                while let frames = try sockets[client].receive(dontWait: true) {
+                    outstanding -= 1
+                    guard let reply = frames.last, let slot = Self.slot(of: reply), slot < inFlight else {
+                        throw BenchmarkError("a reply without the request's id: \(frames.map { String(decoding: $0.prefix(200), as: UTF8.self) })")
+                    }
+                    let received = clock.now
+                    if measuring && !stopping {
+                        outcome.completed += 1
+                        _ = outcome.latency.record((received - sentAt[client][slot]).microseconds)
+                        if checksReplies && Self.isError(reply) {
+                            outcome.errors += 1
+                            if outcome.firstError == nil { outcome.firstError = String(decoding: reply.prefix(300), as: UTF8.self) }
+                        }
+                    }
+                    if !stopping {
+                        try send(client, slot)
+                        outstanding += 1
+                    }
+                }
+            }
+        }
+        outcome.elapsed = min(clock.now, stopAt) - measureFrom
+        return outcome
+    }
+
+    private static let idPrefix = Array(#"{"id":""#.utf8)
+
+    /// The slot number in a reply that starts `{"id":"<slot>"`.
+    static func slot(of reply: Data) -> Int? {
+        reply.withUnsafeBytes { bytes -> Int? in
+            guard bytes.count > idPrefix.count, bytes.starts(with: idPrefix) else { return nil }
+            var value = 0
+            var index = idPrefix.count
+            while index < bytes.count, bytes[index] >= UInt8(ascii: "0"), bytes[index] <= UInt8(ascii: "9") {
+                value = value * 10 + Int(bytes[index] - UInt8(ascii: "0"))
+                index += 1
+            }
+            return index < bytes.count && bytes[index] == UInt8(ascii: "\"") ? value : nil
+        }
+    }
+
+    private static let okFalse = Data(#""ok":false"#.utf8)
+
+    static func isError(_ reply: Data) -> Bool { reply.range(of: okFalse) != nil }
+}
+
+struct BenchmarkError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
+
+extension Duration {
+    var seconds: Double {
+        let (seconds, attoseconds) = components
+        return Double(seconds) + Double(attoseconds) / 1e18
+    }
+
+    var microseconds: UInt64 {
+        let (seconds, attoseconds) = components
+        return UInt64(max(0, seconds)) * 1_000_000 + UInt64(max(0, attoseconds) / 1_000_000_000_000)
+    }
+}

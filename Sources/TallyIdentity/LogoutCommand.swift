@@ -1,0 +1,32 @@
+import TallyProtocol
+import TallyStorage
+
+/// `identity.logout`: ends the caller's session (or, with `all_sessions`, every login of theirs),
+/// so its refresh tokens stop working at once. Access tokens already issued stay valid until they
+/// expire: workers check them without asking the identity service (docs/security.md).
+enum LogoutCommand {
+    static func run(_ args: Arguments, _ context: RequestContext, _ identity: IdentityResources) throws -> StoredResult {
+        try args.allowOnly(["all_sessions"])
+        let caller = try context.requireCaller()
+        let all = try args.optionalBool("all_sessions") ?? false
+        guard all || caller.sessionID != nil else {
+            throw TallyError(.unauthenticated, "this token names no session to end; log in again", field: "token")
+        }
+        let request = ChangeRequest(
+            command: context.command, key: context.idempotencyKey, scope: "\(context.command):\(caller.userID)",
+            fingerprint: ["all_sessions": .bool(all), "session_id": caller.sessionID.map(JSONValue.string) ?? .null])
+        return try identity.store.store.change(request) { change in
+            guard let user = try UserRecord.find(change.session, userID: caller.userID) else { throw UnknownCaller().error }
+            let ended = try SessionRecord.end(
+                change.session, user: user.id, only: all ? nil : caller.sessionID, kind: all ? .login : nil, reason: .logout,
+                at: change.now)
+            for session in ended { change.record(IdentityEvent.sessionEnded(session, of: user, reason: .logout)) }
+            return EndedSessions(endedSessions: ended.count)
+        }
+    }
+}
+
+/// A valid token of a user the identity service no longer has.
+struct UnknownCaller {
+    var error: TallyError { TallyError(.unauthenticated, "the user this token was issued to no longer exists; log in again", field: "token") }
+}

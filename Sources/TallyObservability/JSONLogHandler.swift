@@ -1,0 +1,74 @@
+import Foundation
+import Logging
+import Synchronization
+
+/// Logs for log shippers: one JSON object per line on standard error, with the time, the level,
+/// the logger's label, the message, the source and every metadata value as its own key
+/// (`request_id`, `command`, `service`...), so one request can be followed from the gateway to
+/// the worker, its events and their alerts by filtering on one field.
+public struct JSONLogHandler: LogHandler {
+    public var logLevel: Logger.Level = .info
+    public var metadata: Logger.Metadata = [:]
+    public var metadataProvider: Logger.MetadataProvider?
+    private let label: String
+    private let output: @Sendable (Data) -> Void
+
+    public init(label: String, output: @escaping @Sendable (Data) -> Void = JSONLogHandler.standardError) {
+        self.label = label
+        self.output = output
+    }
+
+    /// Writes whole lines to standard error, one at a time.
+    public static let standardError: @Sendable (Data) -> Void = { line in
+        writing.withLock { _ in FileHandle.standardError.write(line) }
+    }
+
+    private static let writing = Mutex(())
+
+    public subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+
+    public func log(event: LogEvent) {
+        var fields: [String: JSONField] = [:]
+        for (key, value) in metadata { fields[key] = JSONField(value) }
+        for (key, value) in metadataProvider?.get() ?? [:] { fields[key] = JSONField(value) }
+        for (key, value) in event.metadata ?? [:] { fields[key] = JSONField(value) }
+        fields["time"] = .string(Date().formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true)))
+        fields["level"] = .string(event.level.rawValue)
+        fields["logger"] = .string(label)
+        fields["message"] = .string(event.message.description)
+        fields["source"] = .string(event.source)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        guard var line = try? encoder.encode(fields) else { return }
+        line.append(UInt8(ascii: "\n"))
+        output(line)
+    }
+}
+
+/// A metadata value as JSON: strings stay strings, lists and dictionaries nest.
+enum JSONField: Encodable {
+    case string(String)
+    case array([JSONField])
+    case object([String: JSONField])
+
+    init(_ value: Logger.MetadataValue) {
+        switch value {
+        case .string(let text): self = .string(text)
+        case .stringConvertible(let convertible): self = .string(convertible.description)
+        case .array(let values): self = .array(values.map(JSONField.init))
+        case .dictionary(let values): self = .object(values.mapValues(JSONField.init))
+        }
+    }
+
+    func encode(to encoder: Encoder) throws {
+        var container = encoder.singleValueContainer()
+        switch self {
+        case .string(let text): try container.encode(text)
+        case .array(let values): try container.encode(values)
+        case .object(let values): try container.encode(values)
+        }
+    }
+}

@@ -1,0 +1,375 @@
+import Foundation
+
+/// Writes `Encodable` values as Tally puts JSON on the wire: compact, the keys of every object in
+/// sorted order, `/` not escaped. Byte for byte what `JSONEncoder.tally` writes, without its
+/// generic boxing: how every reply body is encoded.
+///
+/// Values are first collected into a small tree (objects must be complete before their keys can
+/// be sorted), then written out in one pass. `Double`, `Float`, `Date`, `Data`, `URL` and `Decimal`
+/// are written by `JSONEncoder.tally` itself, so their formats stay Foundation's.
+public enum TallyJSON {
+    public static func encode<T: Encodable>(_ value: T) throws -> Data {
+        var out: [UInt8] = []
+        out.reserveCapacity(512)
+        try encode(value, into: &out)
+        return Data(out)
+    }
+
+    public static func encode<T: Encodable>(_ value: T, into out: inout [UInt8]) throws {
+        try JSONNode.make(value, parent: nil, key: nil).write(into: &out)
+    }
+
+    /// `text` as a JSON string literal, quotes included.
+    public static func writeString(_ text: String, into out: inout [UInt8]) {
+        JSONNode.writeString(text, into: &out)
+    }
+}
+
+/// One value of the tree being encoded.
+enum JSONNode {
+    case null
+    case bool(Bool)
+    case integer(Int64)
+    case unsigned(UInt64)
+    case wide(String)  // Int128 and UInt128, in decimal
+    case string(String)
+    /// Text already written by Foundation (floating point, dates, data, URLs, decimals).
+    case raw([UInt8])
+    case object(ObjectBox)
+    case array(ArrayBox)
+    /// A value whose encoder is still being written to (`superEncoder`), read when the tree is written.
+    case pending(NodeEncoder)
+
+    final class ObjectBox {
+        var members: [(key: String, value: JSONNode)]
+
+        init() {
+            members = []
+            members.reserveCapacity(8)
+        }
+    }
+
+    final class ArrayBox {
+        var elements: [JSONNode] = []
+    }
+
+    /// The node for `value`; scalars are recognised without going through `Encodable`.
+    /// The common scalar types are told by their metatype (a pointer comparison), not by dynamic
+    /// casts, which would cost more than encoding them.
+    static func make<T: Encodable>(_ value: T, parent: NodeEncoder?, key: CodingKey?) throws -> JSONNode {
+        if T.self == String.self { return .string(unsafeBitCast(value, to: String.self)) }
+        if T.self == Int.self { return .integer(Int64(unsafeBitCast(value, to: Int.self))) }
+        if T.self == Bool.self { return .bool(unsafeBitCast(value, to: Bool.self)) }
+        if T.self == Int64.self { return .integer(unsafeBitCast(value, to: Int64.self)) }
+        if T.self == JSONValue.self { return JSONNode(value as! JSONValue) }
+        if T.self == Double.self || T.self == Float.self || T.self == Date.self || T.self == Data.self || T.self == URL.self
+            || T.self == Decimal.self
+        {
+            return .raw(Array(try JSONEncoder.tally.encode(value)))
+        }
+        let encoder = NodeEncoder(parent: parent, key: key)
+        try value.encode(to: encoder)
+        return encoder.node ?? .object(ObjectBox())
+    }
+
+    init(_ value: JSONValue) {
+        switch value {
+        case .null: self = .null
+        case .bool(let flag): self = .bool(flag)
+        case .integer(let number): self = .integer(number)
+        case .number(let number): self = .raw(Array((try? JSONEncoder.tally.encode(number)) ?? Data("null".utf8)))
+        case .string(let text): self = .string(text)
+        case .array(let elements):
+            let box = ArrayBox()
+            box.elements = elements.map(JSONNode.init)
+            self = .array(box)
+        case .object(let members):
+            let box = ObjectBox()
+            box.members = members.map { ($0.key, JSONNode($0.value)) }
+            self = .object(box)
+        }
+    }
+
+    func write(into out: inout [UInt8]) throws {
+        switch self {
+        case .null: out.append(contentsOf: "null".utf8)
+        case .bool(let flag): out.append(contentsOf: (flag ? "true" : "false").utf8)
+        case .integer(let number): Self.writeInteger(number, into: &out)
+        case .unsigned(let number): out.append(contentsOf: String(number).utf8)
+        case .wide(let digits): out.append(contentsOf: digits.utf8)
+        case .string(let text): Self.writeString(text, into: &out)
+        case .raw(let bytes): out.append(contentsOf: bytes)
+        case .array(let box):
+            out.append(UInt8(ascii: "["))
+            for (index, element) in box.elements.enumerated() {
+                if index > 0 { out.append(UInt8(ascii: ",")) }
+                try element.write(into: &out)
+            }
+            out.append(UInt8(ascii: "]"))
+        case .object(let box):
+            out.append(UInt8(ascii: "{"))
+            Self.sortMembers(box)
+            for (index, member) in box.members.enumerated() {
+                if index > 0 { out.append(UInt8(ascii: ",")) }
+                writeString(member.key, into: &out)
+                out.append(UInt8(ascii: ":"))
+                try member.value.write(into: &out)
+            }
+            out.append(UInt8(ascii: "}"))
+        case .pending(let encoder):
+            try (encoder.node ?? .object(ObjectBox())).write(into: &out)
+        }
+    }
+
+    /// Puts an object's members in key order, in place: keys compared byte by byte in UTF-8 (Unicode
+    /// scalar order, without normalising, as Foundation sorts them); of a key encoded twice, the
+    /// last value stays. An insertion sort: objects have a handful of members, often in order already.
+    private static func sortMembers(_ box: ObjectBox) {
+        func precedes(_ a: String, _ b: String) -> Bool { a.utf8.lexicographicallyPrecedes(b.utf8) }
+        var index = 1
+        while index < box.members.count {
+            var position = index
+            while position > 0 && precedes(box.members[position].key, box.members[position - 1].key) {
+                box.members.swapAt(position, position - 1)
+                position -= 1
+            }
+            // Equal keys stay in the order they were encoded; the earlier one goes.
+            if position > 0 && box.members[position].key.utf8.elementsEqual(box.members[position - 1].key.utf8) {
+                box.members.remove(at: position - 1)
+                continue
+            }
+            index += 1
+        }
+    }
+
+    private func writeString(_ text: String, into out: inout [UInt8]) { Self.writeString(text, into: &out) }
+
+    static func writeInteger(_ number: Int64, into out: inout [UInt8]) {
+        if number >= 0 && number < 10 {
+            out.append(UInt8(ascii: "0") + UInt8(number))
+            return
+        }
+        out.append(contentsOf: String(number).utf8)
+    }
+
+    /// A string literal as `JSONEncoder` writes it: `"` and `\` escaped, control characters as
+    /// `\b \t \n \f \r` or `\u00xx`, everything else (`/`, DEL, non-ASCII) as it is.
+    static func writeString(_ text: String, into out: inout [UInt8]) {
+        out.append(UInt8(ascii: "\""))
+        var text = text
+        text.withUTF8 { bytes in
+            var runStart = 0
+            for index in 0..<bytes.count {
+                let byte = bytes[index]
+                guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
+                out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<index]))
+                runStart = index + 1
+                out.append(UInt8(ascii: "\\"))
+                switch byte {
+                case UInt8(ascii: "\""), UInt8(ascii: "\\"): out.append(byte)
+                case 0x08: out.append(UInt8(ascii: "b"))
+                case 0x09: out.append(UInt8(ascii: "t"))
+                case 0x0A: out.append(UInt8(ascii: "n"))
+                case 0x0C: out.append(UInt8(ascii: "f"))
+                case 0x0D: out.append(UInt8(ascii: "r"))
+                default:
+                    let hex = Array("0123456789abcdef".utf8)
+                    out.append(contentsOf: [UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"), hex[Int(byte >> 4)], hex[Int(byte & 0xF)]])
+                }
+            }
+            out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<bytes.count]))
+        }
+        out.append(UInt8(ascii: "\""))
+    }
+}
+
+/// The `Encoder` a value writes itself to: it records the one value, or the one container, it is given.
+final class NodeEncoder: Encoder {
+    var node: JSONNode?
+    private unowned(unsafe) let parent: NodeEncoder?
+    private let key: CodingKey?
+
+    init(parent: NodeEncoder?, key: CodingKey?) {
+        self.parent = parent
+        self.key = key
+    }
+
+    /// Computed on demand, so encoding pays nothing for a path nobody reads.
+    var codingPath: [CodingKey] {
+        var path: [CodingKey] = []
+        var encoder: NodeEncoder? = self
+        while let current = encoder {
+            if let key = current.key { path.append(key) }
+            encoder = current.parent
+        }
+        return path.reversed()
+    }
+
+    var userInfo: [CodingUserInfoKey: Any] { [:] }
+
+    func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
+        if case .object(let box)? = node { return KeyedEncodingContainer(KeyedNodeContainer(encoder: self, box: box)) }
+        let box = JSONNode.ObjectBox()
+        node = .object(box)
+        return KeyedEncodingContainer(KeyedNodeContainer(encoder: self, box: box))
+    }
+
+    func unkeyedContainer() -> UnkeyedEncodingContainer {
+        if case .array(let box)? = node { return UnkeyedNodeContainer(encoder: self, box: box) }
+        let box = JSONNode.ArrayBox()
+        node = .array(box)
+        return UnkeyedNodeContainer(encoder: self, box: box)
+    }
+
+    func singleValueContainer() -> SingleValueEncodingContainer { SingleNodeContainer(encoder: self) }
+}
+
+private struct IndexKey: CodingKey {
+    let intValue: Int?
+    var stringValue: String { "Index \(intValue ?? 0)" }
+    init(_ index: Int) { intValue = index }
+    init?(stringValue: String) { nil }
+    init?(intValue: Int) { self.intValue = intValue }
+}
+
+private struct SuperKey: CodingKey {
+    var stringValue: String { "super" }
+    var intValue: Int? { nil }
+    init() {}
+    init?(stringValue: String) {}
+    init?(intValue: Int) { nil }
+}
+
+private struct KeyedNodeContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
+    let encoder: NodeEncoder
+    let box: JSONNode.ObjectBox
+
+    var codingPath: [CodingKey] { encoder.codingPath }
+
+    private func add(_ key: Key, _ node: JSONNode) { box.members.append((key.stringValue, node)) }
+
+    mutating func encodeNil(forKey key: Key) throws { add(key, .null) }
+    mutating func encode(_ value: Bool, forKey key: Key) throws { add(key, .bool(value)) }
+    mutating func encode(_ value: String, forKey key: Key) throws { add(key, .string(value)) }
+    mutating func encode(_ value: Int, forKey key: Key) throws { add(key, .integer(Int64(value))) }
+    mutating func encode(_ value: Int8, forKey key: Key) throws { add(key, .integer(Int64(value))) }
+    mutating func encode(_ value: Int16, forKey key: Key) throws { add(key, .integer(Int64(value))) }
+    mutating func encode(_ value: Int32, forKey key: Key) throws { add(key, .integer(Int64(value))) }
+    mutating func encode(_ value: Int64, forKey key: Key) throws { add(key, .integer(value)) }
+    mutating func encode(_ value: UInt, forKey key: Key) throws { add(key, .unsigned(UInt64(value))) }
+    mutating func encode(_ value: UInt8, forKey key: Key) throws { add(key, .unsigned(UInt64(value))) }
+    mutating func encode(_ value: UInt16, forKey key: Key) throws { add(key, .unsigned(UInt64(value))) }
+    mutating func encode(_ value: UInt32, forKey key: Key) throws { add(key, .unsigned(UInt64(value))) }
+    mutating func encode(_ value: UInt64, forKey key: Key) throws { add(key, .unsigned(value)) }
+    mutating func encode(_ value: Int128, forKey key: Key) throws { add(key, .wide(String(value))) }
+    mutating func encode(_ value: UInt128, forKey key: Key) throws { add(key, .wide(String(value))) }
+    mutating func encode(_ value: Double, forKey key: Key) throws { add(key, .raw(Array(try JSONEncoder.tally.encode(value)))) }
+    mutating func encode(_ value: Float, forKey key: Key) throws { add(key, .raw(Array(try JSONEncoder.tally.encode(value)))) }
+    mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws {
+        add(key, try JSONNode.make(value, parent: encoder, key: key))
+    }
+
+    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type, forKey key: Key) -> KeyedEncodingContainer<NestedKey> {
+        let nested = JSONNode.ObjectBox()
+        add(key, .object(nested))
+        return KeyedEncodingContainer(KeyedNodeContainer<NestedKey>(encoder: NodeEncoder(parent: encoder, key: key), box: nested))
+    }
+
+    mutating func nestedUnkeyedContainer(forKey key: Key) -> UnkeyedEncodingContainer {
+        let nested = JSONNode.ArrayBox()
+        add(key, .array(nested))
+        return UnkeyedNodeContainer(encoder: NodeEncoder(parent: encoder, key: key), box: nested)
+    }
+
+    mutating func superEncoder() -> Encoder {
+        let sub = NodeEncoder(parent: encoder, key: SuperKey())
+        box.members.append(("super", .pending(sub)))
+        return sub
+    }
+
+    mutating func superEncoder(forKey key: Key) -> Encoder {
+        let sub = NodeEncoder(parent: encoder, key: key)
+        add(key, .pending(sub))
+        return sub
+    }
+}
+
+private struct UnkeyedNodeContainer: UnkeyedEncodingContainer {
+    let encoder: NodeEncoder
+    let box: JSONNode.ArrayBox
+
+    var codingPath: [CodingKey] { encoder.codingPath }
+    var count: Int { box.elements.count }
+
+    private func add(_ node: JSONNode) { box.elements.append(node) }
+
+    mutating func encodeNil() throws { add(.null) }
+    mutating func encode(_ value: Bool) throws { add(.bool(value)) }
+    mutating func encode(_ value: String) throws { add(.string(value)) }
+    mutating func encode(_ value: Int) throws { add(.integer(Int64(value))) }
+    mutating func encode(_ value: Int8) throws { add(.integer(Int64(value))) }
+    mutating func encode(_ value: Int16) throws { add(.integer(Int64(value))) }
+    mutating func encode(_ value: Int32) throws { add(.integer(Int64(value))) }
+    mutating func encode(_ value: Int64) throws { add(.integer(value)) }
+    mutating func encode(_ value: UInt) throws { add(.unsigned(UInt64(value))) }
+    mutating func encode(_ value: UInt8) throws { add(.unsigned(UInt64(value))) }
+    mutating func encode(_ value: UInt16) throws { add(.unsigned(UInt64(value))) }
+    mutating func encode(_ value: UInt32) throws { add(.unsigned(UInt64(value))) }
+    mutating func encode(_ value: UInt64) throws { add(.unsigned(value)) }
+    mutating func encode(_ value: Int128) throws { add(.wide(String(value))) }
+    mutating func encode(_ value: UInt128) throws { add(.wide(String(value))) }
+    mutating func encode(_ value: Double) throws { add(.raw(Array(try JSONEncoder.tally.encode(value)))) }
+    mutating func encode(_ value: Float) throws { add(.raw(Array(try JSONEncoder.tally.encode(value)))) }
+    mutating func encode<T: Encodable>(_ value: T) throws {
+        add(try JSONNode.make(value, parent: encoder, key: IndexKey(count)))
+    }
+
+    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type) -> KeyedEncodingContainer<NestedKey> {
+        let nested = JSONNode.ObjectBox()
+        let key = IndexKey(count)
+        add(.object(nested))
+        return KeyedEncodingContainer(KeyedNodeContainer<NestedKey>(encoder: NodeEncoder(parent: encoder, key: key), box: nested))
+    }
+
+    mutating func nestedUnkeyedContainer() -> UnkeyedEncodingContainer {
+        let nested = JSONNode.ArrayBox()
+        let key = IndexKey(count)
+        add(.array(nested))
+        return UnkeyedNodeContainer(encoder: NodeEncoder(parent: encoder, key: key), box: nested)
+    }
+
+    mutating func superEncoder() -> Encoder {
+        let sub = NodeEncoder(parent: encoder, key: IndexKey(count))
+        add(.pending(sub))
+        return sub
+    }
+}
+
+private struct SingleNodeContainer: SingleValueEncodingContainer {
+    let encoder: NodeEncoder
+
+    var codingPath: [CodingKey] { encoder.codingPath }
+
+    private func set(_ node: JSONNode) { encoder.node = node }
+
+    mutating func encodeNil() throws { set(.null) }
+    mutating func encode(_ value: Bool) throws { set(.bool(value)) }
+    mutating func encode(_ value: String) throws { set(.string(value)) }
+    mutating func encode(_ value: Int) throws { set(.integer(Int64(value))) }
+    mutating func encode(_ value: Int8) throws { set(.integer(Int64(value))) }
+    mutating func encode(_ value: Int16) throws { set(.integer(Int64(value))) }
+    mutating func encode(_ value: Int32) throws { set(.integer(Int64(value))) }
+    mutating func encode(_ value: Int64) throws { set(.integer(value)) }
+    mutating func encode(_ value: UInt) throws { set(.unsigned(UInt64(value))) }
+    mutating func encode(_ value: UInt8) throws { set(.unsigned(UInt64(value))) }
+    mutating func encode(_ value: UInt16) throws { set(.unsigned(UInt64(value))) }
+    mutating func encode(_ value: UInt32) throws { set(.unsigned(UInt64(value))) }
+    mutating func encode(_ value: UInt64) throws { set(.unsigned(value)) }
+    mutating func encode(_ value: Int128) throws { set(.wide(String(value))) }
+    mutating func encode(_ value: UInt128) throws { set(.wide(String(value))) }
+    mutating func encode(_ value: Double) throws { set(.raw(Array(try JSONEncoder.tally.encode(value)))) }
+    mutating func encode(_ value: Float) throws { set(.raw(Array(try JSONEncoder.tally.encode(value)))) }
+    mutating func encode<T: Encodable>(_ value: T) throws {
+        set(try JSONNode.make(value, parent: encoder, key: nil))
+    }
+}

@@ -1,0 +1,121 @@
+import TallyProtocol
+
+/// The roster's kinds of argument, read with the field named in every error.
+extension Arguments {
+    /// A row id (`team_id`, `shift_id`, `trade_id`): a whole number from 1.
+    func id(_ key: String, of what: String) throws(TallyError) -> Int64 {
+        guard let id = try optionalID(key, of: what) else {
+            throw .invalidArgument("\(key) is required (the id of \(what), such as 1)", field: field(key))
+        }
+        return id
+    }
+
+    func optionalID(_ key: String, of what: String) throws(TallyError) -> Int64? {
+        guard has(key) else { return nil }
+        guard case .integer(let id)? = values[key], id >= 1 else {
+            throw .invalidArgument("\(key) must be the id of \(what): a whole number from 1", field: field(key))
+        }
+        return id
+    }
+
+    /// A user id as the identity service gives them out: 1 to 128 bytes.
+    func optionalUserID(_ key: String) throws(TallyError) -> String? {
+        guard let id = try optionalString(key) else { return nil }
+        guard !id.isEmpty, id.utf8.count <= 128 else {
+            throw .invalidArgument("\(key) must be a user id of 1 to 128 bytes", field: field(key))
+        }
+        return id
+    }
+
+    func userID(_ key: String) throws(TallyError) -> String {
+        guard let id = try optionalUserID(key) else {
+            throw .invalidArgument("\(key) is required (a member's user id, as roster.team lists them)", field: field(key))
+        }
+        return id
+    }
+
+    /// A date of the team's calendar, `YYYY-MM-DD`.
+    func optionalDate(_ key: String) throws(TallyError) -> LocalDate? {
+        guard let text = try optionalString(key) else { return nil }
+        guard let date = LocalDate(text) else {
+            throw .invalidArgument(
+                "\(key) must be a date written YYYY-MM-DD, such as \"2030-03-30\", from year \(LocalDate.years.lowerBound) to \(LocalDate.years.upperBound)",
+                field: field(key))
+        }
+        return date
+    }
+
+    func date(_ key: String) throws(TallyError) -> LocalDate {
+        guard let date = try optionalDate(key) else {
+            throw .invalidArgument("\(key) is required (a date written YYYY-MM-DD, such as \"2030-03-30\")", field: field(key))
+        }
+        return date
+    }
+
+    /// A wall-clock time, `HH:MM` on a 24-hour clock.
+    func optionalTime(_ key: String) throws(TallyError) -> TimeOfDay? {
+        guard let text = try optionalString(key) else { return nil }
+        guard let time = TimeOfDay(text) else {
+            throw .invalidArgument("\(key) must be a time written HH:MM on a 24-hour clock, such as \"09:00\" or \"17:30\"", field: field(key))
+        }
+        return time
+    }
+
+    func optionalWeekday(_ key: String) throws(TallyError) -> Weekday? {
+        guard let text = try optionalString(key) else { return nil }
+        guard let day = Weekday(name: text) else {
+            throw .invalidArgument(
+                "\(key) must be a day of the week in lower case: \(Weekday.allCases.map(\.name).joined(separator: ", "))", field: field(key))
+        }
+        return day
+    }
+
+    func optionalRole(_ key: String) throws(TallyError) -> Role? {
+        guard let text = try optionalString(key) else { return nil }
+        guard let role = Role(rawValue: text) else {
+            throw .invalidArgument("\(key) must be \"manager\" or \"employee\"", field: field(key))
+        }
+        return role
+    }
+
+    /// `from` and `to`, both days included, at most `longest` days.
+    func dateRange(longest: Int) throws(TallyError) -> ClosedRange<LocalDate> {
+        try checkedRange(from: try date("from"), to: try date("to"), longest: longest)
+    }
+
+    /// `from` and `to` when given, else `defaults`; both days included, at most `longest` days.
+    /// With only one of them, the range is as long as the default one, from or to that day.
+    func optionalDateRange(longest: Int, defaults: ClosedRange<LocalDate>) throws(TallyError) -> ClosedRange<LocalDate> {
+        let from = try optionalDate("from")
+        let to = try optionalDate("to")
+        let span = defaults.lowerBound.days(until: defaults.upperBound)
+        switch (from, to) {
+        case let (from?, to?): return try checkedRange(from: from, to: to, longest: longest)
+        case let (from?, nil): return from...from.adding(days: span)
+        case let (nil, to?): return to.adding(days: -span)...to
+        case (nil, nil): return defaults
+        }
+    }
+
+    private func checkedRange(from: LocalDate, to: LocalDate, longest: Int) throws(TallyError) -> ClosedRange<LocalDate> {
+        guard from <= to else { throw .invalidArgument("to (\(to)) is before from (\(from))", field: field("to")) }
+        let days = from.days(until: to) + 1
+        guard days <= longest else {
+            throw .invalidArgument("from \(from) to \(to) is \(days) days; ask for at most \(longest) at a time", field: field("to"))
+        }
+        return from...to
+    }
+}
+
+extension Arguments {
+    /// An IANA time zone name, such as `Europe/Amsterdam`.
+    func optionalTimeZone(_ key: String) throws(TallyError) -> TeamTimeZone? {
+        guard let text = try optionalString(key) else { return nil }
+        guard let zone = TeamTimeZone(identifier: text) else {
+            throw .invalidArgument(
+                "\(key) must be an IANA time zone name as the tz database spells it, such as \"Europe/Amsterdam\", \"America/New_York\" or \"UTC\"; \"\(text)\" is not one",
+                field: field(key))
+        }
+        return zone
+    }
+}

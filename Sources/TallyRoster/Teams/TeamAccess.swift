@@ -1,0 +1,74 @@
+import TallyProtocol
+import TallyStorage
+
+/// Who is asking, for a roster command: the caller the authentication middleware verified.
+///
+/// Every roster command acts as a signed-in person and reads them from `context.caller`, never
+/// from its args. Until every worker runs the middleware that sets it, a request without a caller
+/// is refused here.
+enum SignedIn {
+    static func caller(_ context: RequestContext) throws(TallyError) -> Caller {
+        guard let caller = context.caller else {
+            throw TallyError(
+                .unauthenticated,
+                "\(context.command) needs a signed-in caller: send the token identity.login gave you in the envelope's token")
+        }
+        return caller
+    }
+}
+
+/// The caller in one team: their membership, and what it lets them do. Team roles are the
+/// roster's own data, so they are checked here, not by the middleware.
+struct TeamAccess: Sendable {
+    let team: Team
+    let caller: Caller
+    let member: Member
+
+    var isManager: Bool { member.isManager }
+
+    /// The caller's place in team `teamID`. A team they are not in is as absent as one that does
+    /// not exist (`not_found`), so nobody learns what teams there are.
+    static func member(_ session: any SQLSession, teamID: Int64, caller: Caller, field: String = "args.team_id") throws -> TeamAccess {
+        guard let team = try Team.find(session, id: teamID),
+            let member = try Member.active(session, teamID: teamID, userID: caller.userID)
+        else { throw TallyError(.notFound, "you are not a member of a team \(teamID)", field: field) }
+        return TeamAccess(team: team, caller: caller, member: member)
+    }
+
+    /// The caller's place in team `teamID`, which must be a manager's, to do `what` ("add shifts").
+    static func manager(
+        _ session: any SQLSession, teamID: Int64, caller: Caller, to what: String, field: String = "args.team_id"
+    ) throws -> TeamAccess {
+        let access = try member(session, teamID: teamID, caller: caller, field: field)
+        try access.requireManager(to: what)
+        return access
+    }
+
+    func requireManager(to what: String) throws(TallyError) {
+        guard isManager else {
+            throw TallyError(
+                .permissionDenied, "only a manager of \(team.label) may \(what); you are an employee there. Ask one of its managers")
+        }
+    }
+
+    /// The member a command acts for: the caller, or, with `for_user_id`, another member, which
+    /// only a manager may do (acting for an employee who cannot, say).
+    func subject(_ args: Arguments, _ session: any SQLSession, to what: String) throws -> Member {
+        guard let userID = try args.optionalUserID("for_user_id"), userID != caller.userID else { return member }
+        guard isManager else {
+            throw TallyError(
+                .permissionDenied,
+                "only a manager of \(team.label) may \(what) for someone else; you are an employee there. Leave out for_user_id to \(what) for yourself",
+                field: args.field("for_user_id"))
+        }
+        return try Self.activeMember(session, team: team, userID: userID, field: args.field("for_user_id"))
+    }
+
+    /// `userID`, who must be in `team` now.
+    static func activeMember(_ session: any SQLSession, team: Team, userID: String, field: String) throws -> Member {
+        guard let member = try Member.active(session, teamID: team.id, userID: userID) else {
+            throw TallyError(.notFound, "\(userID) is not a member of \(team.label)", field: field)
+        }
+        return member
+    }
+}

@@ -1,0 +1,76 @@
+import Foundation
+import TallyAuth
+import TallyIdentity
+import TallyProtocol
+import TallyStorage
+import TallyTesting
+import Testing
+
+/// An identity service on a real SQLite file in a fresh temporary directory, called as a worker
+/// calls it (the caller set as the authentication middleware would set it from a token).
+final class IdentityHarness: Sendable {
+    private let temporary = TemporaryDirectory(prefix: "tally-identity")
+    let key: TokenSigningKey
+    let service: IdentityService
+
+    var directory: String { temporary.path }
+    var store: ServiceStore { service.resources.store.store }
+
+    static let password = "correct horse battery staple"
+
+    init(throttle: LoginThrottle = LoginThrottle(), passwordCost: Int = ScryptParameters.weakestAccepted) throws {
+        key = try TokenSigningKey.generate(id: "unit")
+        service = try Self.service(in: temporary.path, key: key, throttle: throttle, passwordCost: passwordCost)
+    }
+
+    /// Another service on the same file (a second worker, or one restarted with other settings).
+    func secondService(throttle: LoginThrottle = LoginThrottle(), passwordCost: Int) throws -> IdentityService {
+        try Self.service(in: directory, key: key, throttle: throttle, passwordCost: passwordCost)
+    }
+
+    private static func service(in directory: String, key: TokenSigningKey, throttle: LoginThrottle, passwordCost: Int) throws -> IdentityService {
+        try IdentityService(
+            store: try IdentityStore(engine: try SQLiteEngine(directory: directory, name: "identity")), signingKey: key,
+            settings: IdentitySettings(passwordHashing: ScryptParameters(logN: passwordCost), throttle: throttle))
+    }
+
+    @discardableResult
+    func call(_ command: String, _ args: JSONValue = [:], as caller: Caller? = nil, key: String? = nil, on other: IdentityService? = nil) throws -> JSONValue {
+        try ServiceHarness(other ?? service).call(command, args, idempotencyKey: key, caller: caller)
+    }
+
+    func error(_ command: String, _ args: JSONValue = [:], as caller: Caller? = nil, key: String? = nil) -> TallyError? {
+        ServiceHarness(service).error(command, args, idempotencyKey: key, caller: caller)
+    }
+
+    /// The caller an access token names, as the middleware finds it.
+    func caller(of token: JSONValue?) throws -> Caller {
+        try AccessTokenVerifier(keys: [key.verificationKey]).verify(try #require(token?.stringValue)).caller
+    }
+
+    @discardableResult
+    func signUp(_ username: String, password: String = password) throws -> JSONValue {
+        try call("identity.signup", ["username": .string(username), "password": .string(password)])
+    }
+
+    /// Logs in; returns the result (tokens and user).
+    func logIn(_ username: String, password: String = password) throws -> JSONValue {
+        try call("identity.login", ["username": .string(username), "password": .string(password)])
+    }
+
+    func refresh(_ token: JSONValue?) throws -> JSONValue {
+        try call("identity.refresh", ["refresh_token": token ?? .null])
+    }
+
+    /// Every event the service has recorded, as `identity.events` serves them.
+    func events() throws -> [CloudEvent] {
+        try store.events(after: 0, limit: 1000)
+    }
+
+    /// Every byte the service has written: the database, its WAL and its shared memory.
+    func storedBytes() throws -> Data {
+        try FileManager.default.contentsOfDirectory(atPath: directory).reduce(into: Data()) { all, name in
+            all.append(FileManager.default.contents(atPath: "\(directory)/\(name)") ?? Data())
+        }
+    }
+}

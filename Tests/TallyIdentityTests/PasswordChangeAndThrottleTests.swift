@@ -1,0 +1,86 @@
+import Foundation
+import TallyIdentity
+import TallyProtocol
+import Testing
+
+@testable import TallyIdentity
+
+/// Changing a password, and slowing down guessing.
+@Suite struct PasswordChangeAndThrottleTests {
+    @Test func changingThePasswordEndsEverySessionAndOnlyTheNewOneWorks() throws {
+        let identity = try IdentityHarness()
+        try identity.signUp("ann")
+        let first = try identity.logIn("ann")
+        let other = try identity.logIn("ann")
+        let caller = try identity.caller(of: first["access_token"])
+
+        let wrong = identity.error(
+            "identity.change_password", ["current_password": "not the password", "new_password": "a brand new password"], as: caller)
+        #expect(wrong?.code == .unauthenticated)
+        #expect(wrong?.field == "args.current_password")
+
+        let changed = try identity.call(
+            "identity.change_password", ["current_password": .string(IdentityHarness.password), "new_password": "a brand new password"],
+            as: caller)
+        #expect(changed == ["ended_sessions": 2])
+        for session in [first, other] {
+            #expect(identity.error("identity.refresh", ["refresh_token": session["refresh_token"] ?? .null])?.code == .unauthenticated)
+        }
+        #expect(identity.error("identity.login", ["username": "ann", "password": .string(IdentityHarness.password)])?.code == .unauthenticated)
+        #expect(try identity.logIn("ann", password: "a brand new password")["user"]?["username"] == "ann")
+        let types = try identity.events().map(\.type)
+        #expect(types.contains("identity.password_changed"))
+    }
+
+    @Test func afterTheFreeFailuresAUsernameIsLockedEvenForTheRightPassword() throws {
+        // A long first lock, so the test never races the clock.
+        let identity = try IdentityHarness(throttle: LoginThrottle(freeFailures: 3, firstLock: .seconds(3600)))
+        try identity.signUp("ann")
+        for _ in 0..<3 {
+            #expect(identity.error("identity.login", ["username": "ann", "password": "a wrong guess"])?.code == .unauthenticated)
+        }
+        let locked = try #require(identity.error("identity.login", ["username": "ann", "password": .string(IdentityHarness.password)]))
+        #expect(locked.code == .resourceExhausted)
+        #expect(locked.message.contains("try again after"))
+        #expect(locked.message.contains("'ann'"))
+
+        // A username nobody has is locked the same way: the lock tells nothing about who exists.
+        for _ in 0..<3 { _ = identity.error("identity.login", ["username": "ghost", "password": "a wrong guess"]) }
+        let ghost = try #require(identity.error("identity.login", ["username": "ghost", "password": "a wrong guess"]))
+        #expect(ghost.code == .resourceExhausted)
+        #expect(ghost.message.replacingOccurrences(of: "ghost", with: "ann").prefix(40) == locked.message.prefix(40))
+    }
+
+    @Test func aRightPasswordBeforeTheLockClearsTheCount() throws {
+        let identity = try IdentityHarness(throttle: LoginThrottle(freeFailures: 2, firstLock: .seconds(3600)))
+        try identity.signUp("ann")
+        _ = identity.error("identity.login", ["username": "ann", "password": "a wrong guess"])
+        _ = try identity.logIn("ann")
+        _ = identity.error("identity.login", ["username": "ann", "password": "a wrong guess"])
+        #expect(try identity.logIn("ann")["user"]?["username"] == "ann", "one failure since the last success: not locked")
+    }
+
+    @Test func eachFailureBeyondTheFreeOnesDoublesTheLockUpToTheLongest() {
+        let throttle = LoginThrottle(freeFailures: 5, firstLock: .seconds(1), longestLock: .seconds(900))
+        func lock(after failures: Int) -> Int64? {
+            throttle.lockedUntil(LoginThrottle.Record(failures: failures, lastFailureAt: 0))
+        }
+        #expect(lock(after: 4) == nil)
+        #expect(lock(after: 5) == 1000)
+        #expect(lock(after: 6) == 2000)
+        #expect(lock(after: 9) == 16_000)
+        #expect(lock(after: 20) == 900_000)
+        #expect(lock(after: 1000) == 900_000)
+    }
+
+    @Test func aStrongerSettingRehashesAPasswordAtTheNextLogin() throws {
+        let identity = try IdentityHarness()
+        try identity.signUp("ann")
+        let stored = { try identity.store.read { try $0.fetchValue("SELECT password_hash FROM app_user", as: String.self) } ?? "" }
+        #expect(try stored().contains("ln=14,"))
+        let stronger = try identity.secondService(passwordCost: 15)
+        _ = try identity.call("identity.login", ["username": "ann", "password": .string(IdentityHarness.password)], on: stronger)
+        #expect(try stored().contains("ln=15,"))
+        #expect(try identity.logIn("ann")["user"]?["username"] == "ann")
+    }
+}
