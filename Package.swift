@@ -16,7 +16,7 @@ let package = Package(
         // flags stay out of this build).
         .library(name: "TallyModules", targets: [
             "ZeroMQ", "TallyProtocol", "TallyMoney", "TallyStorage", "TallyWorker", "TallyGateway", "TallyCurrency",
-            "TallyNotifier", "TallyCatalog",
+            "TallyNotifier", "TallyAuth", "TallyIdentity", "TallyCatalog",
         ]),
     ],
     dependencies: [

@@ -35,6 +35,17 @@ def frames(*parts):
     return bytes(out)
 
 
+def broker_message(control, *parts):
+    """One message of the broker target's input: the control byte, the frame count, then each
+    frame as a length byte and its bytes (Fuzz/Targets/broker/Broker.swift)."""
+    out = bytearray([control, len(parts)])
+    for part in parts:
+        part = part[:255]
+        out.append(len(part))
+        out += part
+    return bytes(out)
+
+
 def compact(value):
     return json.dumps(value, separators=(",", ":"), ensure_ascii=False, sort_keys=True).encode()
 
@@ -179,6 +190,21 @@ def main():
     for command_byte in (b"\x04", b"\x05"):
         output.seed("worker-frames", frames(b"", b"MDPW01", command_byte))
         output.seed("broker-frames", frames(b"", b"MDPW01", command_byte))
+    # The broker target's sessions: a worker of each service READY (with a capacity), then each
+    # example request from a client, plainly and as 7/MDP, then the worker's reply to the first
+    # request (whose token is 1, the broker being new for every input), then the timers.
+    for kind, command, text, value in parsed:
+        if kind != "request" or value is None or not command:
+            continue
+        service = command.split(".")[0].encode()
+        body = compact(value)
+        if len(body) >= 256:
+            continue
+        ready = broker_message(1, b"", b"MDPW01", b"\x01", service, b"2")
+        plain = broker_message(0, b"", body)
+        majordomo = broker_message(2, b"", b"MDPC01", service, body)
+        reply = broker_message(1, b"", b"MDPW01", b"\x03", (1).to_bytes(8, "big"), b"", compact({"id": value.get("id"), "ok": True, "result": {}}))
+        output.seed("broker", ready + plain + majordomo + reply + broker_message(0x20))
     output.seed("alerts", compact({"last_alert_sequence": 3}))
     # The rule that no example of the docs triggers: items carried over into a new list.
     output.seed("events", compact({
@@ -205,6 +231,7 @@ def main():
                 '"invalid_argument"', '"internal"')
     output.word("worker-frames", "MDPW01", "MDPC01", *services)
     output.word("broker-frames", "MDPW01", "MDPC01")
+    output.word("broker", "MDPW01", "MDPC01", "mmi.service", *services, *quoted_commands)
     output.write()
 
 

@@ -23,7 +23,7 @@ set -euo pipefail
 # The targets: one folder each under Fuzz/Targets/ (the package finds them there by itself).
 targets=(
     envelope reply json
-    worker-frames broker-frames
+    worker-frames broker-frames broker
     decimal money-args
     commands currency-search
     events alerts
@@ -73,9 +73,10 @@ artifacts="$scratch/artifacts"
 if $build; then
     echo "== building the fuzz targets ($configuration, -sanitize=fuzzer,address)"
     # (ld.gold warns that it cannot export the sanitizers' local symbols, once per target: harmless.)
+    # -enable-testing lets the broker target reach the gateway's internal Broker (@testable import).
     set +e
     swift build --package-path Fuzz --scratch-path "$scratch" -c "$configuration" \
-        --sanitize fuzzer -Xswiftc -sanitize=fuzzer,address 2>&1 | grep -v "Cannot export local symbol"
+        --sanitize fuzzer -Xswiftc -sanitize=fuzzer,address -Xswiftc -enable-testing 2>&1 | grep -v "Cannot export local symbol"
     status=${PIPESTATUS[0]}
     set -e
     [ "$status" -eq 0 ] || { echo "the fuzz build failed" >&2; exit 1; }

@@ -1,7 +1,9 @@
 import Foundation
 import Logging
+import TallyAuth
 import TallyCatalog
 import TallyCurrency
+import TallyIdentity
 import TallyProtocol
 import TallyTesting
 import TallyWorker
@@ -31,10 +33,15 @@ public final class LiveServices: Sendable {
 
         var logger = Logger(label: "tally.fuzz")
         logger.logLevel = .error
+        // identity signs tokens with a key of its own, and hashes passwords at the weakest cost it
+        // accepts, so that a fuzzed signup or login costs milliseconds rather than a second.
+        let options = ServiceOptions(
+            signingKey: try TokenSigningKey.generate(id: "fuzz"),
+            identity: IdentitySettings(passwordHashing: ScryptParameters(logN: ScryptParameters.weakestAccepted)))
         var processors: [String: RequestProcessor] = [:]
         var harnesses: [String: ServiceHarness] = [:]
         for type in ServiceCatalog.handlers {
-            guard let handler = try ServiceCatalog.handler(named: type.serviceName, dataDirectory: directory) else {
+            guard let handler = try ServiceCatalog.handler(named: type.serviceName, dataDirectory: directory, options: options) else {
                 fatalError("the catalog lists \(type.serviceName) but makes no handler for it")
             }
             if let currency = handler as? CurrencyService { try Self.waitUntilLoaded(currency) }
@@ -70,8 +77,9 @@ public final class LiveServices: Sendable {
     }
 }
 
-/// Sets the caller on commands that need one, as the authentication middleware will once tokens
-/// are checked, so that fuzzed args reach the argument readers of every command.
+/// Sets the caller on commands that need one, as the authentication middleware does for a valid
+/// token, so that fuzzed args reach the argument readers of every command (the token itself is not
+/// what this target fuzzes).
 struct SignedInCaller: RequestMiddleware {
     func respond(
         to request: Request, next: (Request) throws -> any Encodable & Sendable
