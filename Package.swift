@@ -16,6 +16,13 @@ let package = Package(
         .executable(name: "tally-bench", targets: ["TallyBenchmark"]),
         .library(name: "TallyClient", targets: ["TallyClient"]),
         .library(name: "TallyTesting", targets: ["TallyTesting"]),
+        // Every module that reads what the network sends, for packages that drive them from
+        // outside, such as the fuzz targets in Fuzz/ (a package of its own, so that its sanitizer
+        // flags stay out of this build).
+        .library(name: "TallyModules", targets: [
+            "ZeroMQ", "TallyProtocol", "TallyMoney", "TallyStorage", "TallyWorker", "TallyGateway", "TallyCurrency",
+            "TallyNotifier", "TallyAuth", "TallyIdentity", "TallyCatalog",
+        ]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),

@@ -24,7 +24,17 @@ public enum JSONValue: Sendable, Hashable {
 }
 
 extension JSONValue: Codable {
+    /// How deeply arrays and objects may nest in a document read as `JSONValue`s: far beyond
+    /// anything Tally sends (its args, events and replies nest a few levels), and far below what
+    /// would overflow a stack. Decoding recurses once per level, a few KB of stack each, and the
+    /// JSON parser lets through 512 levels, so before this bound an event of 2 KB nesting objects
+    /// 400 deep crashed the notifier, whose inlet runs on a thread with a 1 MiB stack.
+    public static let maximumDepth = 64
+
     public init(from decoder: Decoder) throws {
+        guard decoder.codingPath.count < Self.maximumDepth else {
+            throw TallyError.invalidArgument("JSON nested more than \(Self.maximumDepth) levels deep is refused")
+        }
         let container = try decoder.singleValueContainer()
         if container.decodeNil() {
             self = .null
@@ -36,8 +46,11 @@ extension JSONValue: Codable {
             self = .number(value)
         } else if let value = try? container.decode(String.self) {
             self = .string(value)
-        } else if let value = try? container.decode([JSONValue].self) {
-            self = .array(value)
+        } else if var array = try? decoder.unkeyedContainer() {
+            // Elements decode with `try`, so an error inside one (too deep) is the array's error.
+            var elements: [JSONValue] = []
+            while !array.isAtEnd { elements.append(try array.decode(JSONValue.self)) }
+            self = .array(elements)
         } else {
             self = .object(try container.decode([String: JSONValue].self))
         }

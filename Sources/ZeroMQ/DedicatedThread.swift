@@ -6,6 +6,11 @@ import ServiceLifecycle
 /// Socket loops block in `zmq_poll`; running them here keeps them off the Swift concurrency
 /// pool, and gives each socket the single thread libzmq expects.
 public enum DedicatedThread {
+    /// The stack of every dedicated thread: ample for a socket loop, and what bounds how deeply
+    /// anything that reads the network on one (the gateway, the notifier's inlet, `tally watch`)
+    /// may recurse (see `JSONValue.maximumDepth`).
+    public static let stackSize = 1 << 20
+
     /// Starts `body` on a new thread and suspends (without blocking a pool thread) until it returns.
     public static func run<T: Sendable>(name: String, _ body: @escaping @Sendable () throws -> T) async throws -> T {
         try await withCheckedThrowingContinuation { continuation in
@@ -13,7 +18,7 @@ public enum DedicatedThread {
                 do { continuation.resume(returning: try body()) } catch { continuation.resume(throwing: error) }
             }
             thread.name = name
-            thread.stackSize = 1 << 20
+            thread.stackSize = stackSize
             thread.start()
         }
     }

@@ -88,6 +88,25 @@ import Testing
         }
     }
 
+    /// Found by the envelope fuzz target before the gateway read `args` with `JSONReader`: text
+    /// inside `args` that is not JSON (a bad escape, a lone surrogate, bytes that are not UTF-8, a
+    /// number beyond a double) passed the gateway and only the worker refused it. Both refuse it
+    /// now, with the same error; such a request is not JSON, so its reply names no request.
+    @Test func textInsideArgsThatIsNotJSONIsRefusedByBoth() {
+        let samples: [Data] = [
+            Data(#"{"id":"a-1","command":"calc.tip","args":{"note":"\x"}}"#.utf8),
+            Data(#"{"id":"a-1","command":"calc.tip","args":{"note":"\ud800"}}"#.utf8),
+            Data(#"{"id":"a-1","command":"calc.tip","args":{"amount":1e999}}"#.utf8),
+            Data(#"{"id":"a-1","command":"calc.tip","args":{"note":""#.utf8) + Data([0xFF, 0xFE]) + Data(#""}}"#.utf8),
+        ]
+        let notJSON = TallyError.invalidArgument("the request is not valid JSON (UTF-8 text with one JSON object)")
+        for sample in samples {
+            #expect(throws: notJSON, "\(sample)") { try EnvelopeHead.decode(sample) }
+            #expect(throws: notJSON, "\(sample)") { try Envelope.decode(sample) }
+            #expect(EnvelopeHead.recoverID(from: sample) == nil)
+        }
+    }
+
     @Test func theIdOfAnInvalidEnvelopeIsRecovered() {
         #expect(EnvelopeHead.recoverID(from: Data(#"{"id":"e-1","command":"calc"}"#.utf8)) == "e-1")
         #expect(EnvelopeHead.recoverID(from: Data(#"{"arg":{},"id":"e-2","command":"calc.tip"}"#.utf8)) == "e-2")

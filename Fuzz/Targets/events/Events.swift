@@ -1,0 +1,26 @@
+import Foundation
+import FuzzSupport
+import TallyNotifier
+import TallyProtocol
+
+/// Events as the notifier's inlet receives them, one per line: `CloudEvent.decode`, then the
+/// alert rules (`AlertRules.alerts(for:)`). What the notifier publishes from an event it accepted
+/// must read back on the other side: the event it forwards, and each alert as `tally watch`
+/// decodes it.
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzEvents(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
+    Fuzz.onSocketThread(start, count) { input in
+        for line in FuzzLines.split(input) {
+            guard let event = try? CloudEvent.decode(line) else { continue }
+            Fuzz.require(!event.service.isEmpty, "an accepted event has no service")
+            Fuzz.require((try? CloudEvent.decode(event.encoded())) == event, "a forwarded event does not read back")
+            for (offset, draft) in AlertRules.alerts(for: event).enumerated() {
+                let alert = Alert(
+                    sequence: Int64(offset + 1), kind: draft.kind, owner: draft.owner, text: draft.text, time: event.time,
+                    source: event.source, eventID: event.id, data: draft.data)
+                Fuzz.require(
+                    (try? JSONDecoder().decode(Alert.self, from: alert.encoded())) == alert, "a published alert does not read back")
+            }
+        }
+    }
+}
