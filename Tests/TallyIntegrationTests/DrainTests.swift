@@ -10,26 +10,29 @@ import Testing
     /// Requests sent at once, each from its own client.
     private let load = 6
 
-    /// Sends `load` tips at once; returns when the gateway holds them all (one running on the only
-    /// worker, which takes one at a time, the rest queued behind it).
-    private func sendLoad(_ stack: TallyStack) async throws -> [Task<Reply, any Error>] {
+    /// Sends `load` tips at once, before any worker runs, so they all wait in the gateway's queue;
+    /// then starts one slow worker that takes one at a time, and returns when it holds the first.
+    private func sendLoad(_ stack: TallyStack) async throws -> (worker: TallyProcess, replies: [Task<Reply, any Error>]) {
         let replies = try (0..<load).map { _ in
-            let client = try stack.client(timeout: .seconds(90))
+            let client = try stack.client(timeout: .seconds(120))
             return Task { try await client.call("calc.tip", bill) }
         }
         try await stack.waitUntil("the gateway holds all \(load) requests") {
-            let status = try? await stack.serviceStatus("calc")
-            return status?["busy"]?.intValue == 1 && status?["queued"]?.intValue == Int64(load - 1)
+            (try? await stack.serviceStatus("calc"))?["queued"]?.intValue == Int64(load)
         }
-        return replies
+        let worker = try stack.startWorker("calc", extraArguments: ["--capacity", "1", "--handling-delay-ms", "1000"])
+        try await worker.waitUntilReady()
+        try await stack.waitUntil("the worker holds the first request") {
+            (try? await stack.serviceStatus("calc"))?["busy"]?.intValue == 1
+        }
+        return (worker, replies)
     }
 
     @Test func aGatewayStoppedUnderLoadAnswersWhatItAcceptedAndRefusesTheRest() async throws {
         var options = TallyStack.Options()
         options.gatewayArguments = ["--drain-timeout-ms", "90000", "--log-level", "debug"]
         try await TallyStack.with(options) { stack in
-            try await stack.startWorker("calc", extraArguments: ["--capacity", "1", "--handling-delay-ms", "300"]).waitUntilReady()
-            let replies = try await sendLoad(stack)
+            let (_, replies) = try await sendLoad(stack)
 
             stack.gateway.signal(SIGTERM)
             try await stack.waitUntil("the gateway says it drains") {
@@ -50,9 +53,7 @@ import Testing
 
     @Test func aWorkerStoppedUnderLoadAnswersTheRequestInHandBeforeItLeaves() async throws {
         try await TallyStack.with() { stack in
-            let stopping = try stack.startWorker("calc", extraArguments: ["--capacity", "1", "--handling-delay-ms", "300"])
-            try await stopping.waitUntilReady()
-            let replies = try await sendLoad(stack)
+            let (stopping, replies) = try await sendLoad(stack)
 
             stopping.signal(SIGTERM)
             #expect(await stopping.waitForExit(timeout: .seconds(60)))
