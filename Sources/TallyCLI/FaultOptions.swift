@@ -14,10 +14,13 @@ struct FaultOptions: ParsableArguments {
     @Option(help: .hidden)
     var currencyLoadDelayMs: Int = 0
 
+    @Option(help: .hidden)
+    var currencyLoadGate: String?
+
     var faults: FaultInjection {
         FaultInjection(
             handlingDelay: .milliseconds(handlingDelayMs), exitAfterCommit: exitAfterCommit,
-            currencyLoadDelay: .milliseconds(currencyLoadDelayMs))
+            currencyLoadDelay: .milliseconds(currencyLoadDelayMs), currencyLoadGate: currencyLoadGate)
     }
 }
 #endif

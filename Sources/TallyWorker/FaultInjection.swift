@@ -17,11 +17,18 @@ public struct FaultInjection: Sendable {
     public var exitAfterCommit: Bool
     /// currency: a pause before each chunk of the data load, so a test can watch it load.
     public var currencyLoadDelay: Duration
+    /// currency: after the first chunk, hold the load until this file exists, so a test sees the
+    /// data half loaded for as long as it needs, however busy the machine.
+    public var currencyLoadGate: String?
 
-    public init(handlingDelay: Duration = .zero, exitAfterCommit: Bool = false, currencyLoadDelay: Duration = .zero) {
+    public init(
+        handlingDelay: Duration = .zero, exitAfterCommit: Bool = false, currencyLoadDelay: Duration = .zero,
+        currencyLoadGate: String? = nil
+    ) {
         self.handlingDelay = handlingDelay
         self.exitAfterCommit = exitAfterCommit
         self.currencyLoadDelay = currencyLoadDelay
+        self.currencyLoadGate = currencyLoadGate
     }
 
     /// Middleware to put in front of every other: the handling delay, if any.
@@ -36,9 +43,15 @@ public struct FaultInjection: Sendable {
 
     /// The currency loader's pause before each chunk, if any.
     public var beforeCurrencyChunk: (@Sendable (Int) -> Void)? {
-        guard currencyLoadDelay > .zero else { return nil }
+        guard currencyLoadDelay > .zero || currencyLoadGate != nil else { return nil }
         let seconds = currencyLoadDelay.seconds
-        return { _ in Thread.sleep(forTimeInterval: seconds) }
+        let gate = currencyLoadGate
+        return { loaded in
+            if seconds > 0 { Thread.sleep(forTimeInterval: seconds) }
+            if let gate, loaded > 0 {
+                while !FileManager.default.fileExists(atPath: gate) { Thread.sleep(forTimeInterval: 0.01) }
+            }
+        }
     }
 }
 

@@ -37,11 +37,12 @@ import Testing
 
     @Test func searchesAreUnavailableWhileTheWorkerLoadsThenAnswered() async throws {
         try await TallyStack.with() { stack in
-            // 12 chunks of 25 currencies, a second before each: the search below lands while loading
-            // even when a busy machine leaves this test unscheduled for several seconds.
-            try stack.startWorker("currency", extraArguments: ["--currency-load-delay-ms", "1000"])
+            // The load stops after its first chunk until the gate file exists: the search below lands
+            // while loading however long a busy machine leaves this test unscheduled.
+            let gate = stack.directory.appendingPathComponent("currency-load-gate").path
+            try stack.startWorker("currency", extraArguments: ["--currency-load-gate", gate])
             try await stack.waitForWorkers("currency", count: 1)
-            let client = try stack.client()
+            let client = try stack.client(timeout: .seconds(30))
             try await stack.waitUntil("the worker reports loading progress") {
                 let status = try? await client.call("currency.status")
                 return status?.result?["state"] == "loading" && (status?.result?["loaded"]?.intValue ?? 0) > 0
@@ -50,6 +51,7 @@ import Testing
             #expect(early.error?.code == .unavailable, "\(early)")
             #expect(early.error?.message.hasPrefix("the currency data is still loading (") == true, "\(early)")
 
+            FileManager.default.createFile(atPath: gate, contents: nil)
             try await waitForCurrencyData(stack)
             let later = try await client.call("currency.search", ["query": "yen"])
             #expect(codes(later).first == "JPY", "\(later)")
