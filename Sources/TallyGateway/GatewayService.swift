@@ -92,9 +92,11 @@ final class GatewayLoop: BrokerTransport {
         try drainAcceptedRequests()
         logger.info("gateway stopping", metadata: ["unanswered": "\(broker.pendingRequests)"])
         broker.shutdown()
-        // Give the last answers a moment to leave.
-        try? frontend.setLinger(milliseconds: 500)
-        try? backend.setLinger(milliseconds: 500)
+        // Give the last answers time to leave: closing returns at once, and the context's end waits
+        // until libzmq's I/O thread has written them or this runs out. On a loaded machine that
+        // thread can wait half a second for a core, and a reply lost here is one the drain served.
+        try? frontend.setLinger(milliseconds: 3000)
+        try? backend.setLinger(milliseconds: 3000)
     }
 
     /// Serves the requests already accepted, for up to `drainTimeout`, while refusing new ones:
