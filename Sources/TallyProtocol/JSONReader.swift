@@ -230,8 +230,10 @@ public struct JSONReader {
             guard index < bytes.count, isDigit(bytes[index]) else { throw failure() }
             while index < bytes.count, isDigit(bytes[index]) { index += 1 }
         }
+        var hasExponent = false
         if index < bytes.count, bytes[index] == UInt8(ascii: "e") || bytes[index] == UInt8(ascii: "E") {
             integral = false
+            hasExponent = true
             index += 1
             if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") { index += 1 }
             guard index < bytes.count, isDigit(bytes[index]) else { throw failure() }
@@ -251,7 +253,14 @@ public struct JSONReader {
         // in Foundation; a plain integer past 64 bits is a Double.
         let text = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
         guard let double = Double(text), double.isFinite else { throw failure(at: start) }
-        if fitsInteger, let whole = Int64(exactly: double) { return .integer(whole) }
+        if fitsInteger, let whole = Int64(exactly: double) {
+            // Foundation reads a whole-looking decimal such as -86118236326000407.85 (its Double
+            // has no fraction left) as the exact integer part of the text, not as the Double.
+            if !hasExponent, !overflow, magnitude <= UInt64(Int64.max) {
+                return .integer(negative ? -Int64(magnitude) : Int64(magnitude))
+            }
+            return .integer(whole)
+        }
         return .number(double)
     }
 
