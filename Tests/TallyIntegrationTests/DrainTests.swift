@@ -33,6 +33,14 @@ import Testing
         options.gatewayArguments = ["--drain-timeout-ms", "90000", "--log-level", "debug"]
         try await TallyStack.with(options) { stack in
             let (_, replies) = try await sendLoad(stack)
+            // One accepted request no worker can take yet (there is no accounts worker): it keeps
+            // the drain open, however fast the calc worker gets through the rest, until the late
+            // request below has been refused.
+            let waiting = try stack.client(timeout: .seconds(120))
+            let held = Task { try await waiting.call("accounts.list") }
+            try await stack.waitUntil("the accounts request waits for a worker") {
+                (try? await stack.serviceStatus("accounts"))?["queued"]?.intValue == 1
+            }
 
             stack.gateway.signal(SIGTERM)
             try await stack.waitUntil("the gateway says it drains") {
@@ -42,6 +50,10 @@ import Testing
             #expect(late.error?.code == .unavailable, "\(late)")
             #expect(late.error?.message.contains("shutting down") == true, "\(late)")
 
+            // A worker for it now: the held request is answered (it has no token), and the drain ends.
+            try stack.startWorker("accounts")
+            let heldAnswer = try await stack.explained(held)
+            #expect(heldAnswer.error?.code == .unauthenticated, "\(heldAnswer)")
             for reply in replies {
                 let answer = try await stack.explained(reply)
                 #expect(answer.result?["tip"] == "15.12", "\(answer)")
