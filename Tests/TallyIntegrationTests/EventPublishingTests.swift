@@ -63,11 +63,12 @@ import ZeroMQ
         try await TallyStack.with() { stack in
             let doomed = try stack.startWorker("accounts", extraArguments: ["--exit-after-commit"])
             try await stack.waitForWorkers("accounts", count: 1)
-            let client = try stack.client(timeout: .seconds(15))
+            let client = try stack.client(timeout: .seconds(120))
             async let reply = client.call(
                 "accounts.create", ["name": "Wallet", "starting_balance": "5", "currency": "EUR"],
                 idempotencyKey: "create-wallet-1", token: try stack.accessToken(for: "bo"))
-            #expect(await doomed.waitForExit(timeout: .seconds(10)), "the worker exits right after its commit")
+            // The timeout only guards against a hang: a loaded machine makes the exit late, not wrong.
+            #expect(await doomed.waitForExit(timeout: .seconds(90)), "the worker exits right after its commit")
             try stack.startWorker("accounts")
             let answer = try await reply
             #expect(answer.result?["name"] == "Wallet", "the retry on the next worker returns the stored result: \(answer)")

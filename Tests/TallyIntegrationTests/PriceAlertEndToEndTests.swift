@@ -92,7 +92,7 @@ import Testing
             try await stack.waitForWorkers("shopping", count: 1)
             try await stack.startNotifier()
             let watch = try stack.startWatch(["--since", "0"], token: try stack.accessToken(for: "ann", userID: "2", lifetime: .seconds(3600)))
-            let shopper = try Shopper(stack, timeout: .seconds(20))
+            let shopper = try Shopper(stack, timeout: .seconds(120))
             try await lastWeek(shopper)
             let thisWeek = try await shopper.newList("This week")
             let added = try await shopper.call("shopping.add_item", ["list_id": thisWeek, "name": "Milk"])
@@ -107,7 +107,8 @@ import Testing
             async let bought = shopper.call(
                 "shopping.mark_purchased", ["list_id": thisWeek, "item_id": milkID, "unit_price": "1.29"],
                 key: "milk-this-week")
-            #expect(await doomed.waitForExit(timeout: .seconds(10)), "the worker exits after its commit")
+            // The timeout only guards against a hang: a loaded machine makes the exit late, not wrong.
+            #expect(await doomed.waitForExit(timeout: .seconds(90)), "the worker exits after its commit")
             try stack.startWorker("shopping")
             // The key lets the gateway send the purchase to the new worker, which answers from the
             // stored result: one purchase, one event, never published by anyone.
