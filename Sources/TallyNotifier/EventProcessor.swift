@@ -32,7 +32,7 @@ public final class EventProcessor {
     let patience: Duration
 
     private let clock = ContinuousClock()
-    private let metrics: NotifierMetrics
+    let metrics: NotifierMetrics
     private var backoff: [String: (until: ContinuousClock.Instant, delay: Duration)] = [:]
     /// Since when each source's catch-up has failed, and whether that has been warned about.
     private var failing: [String: (since: ContinuousClock.Instant, warned: Bool)] = [:]
@@ -117,7 +117,7 @@ public final class EventProcessor {
             case .duplicate:
                 logger.debug("duplicate event ignored", metadata: ["id": "\(event.id)", "type": "\(event.type)"])
             case .handled(let alerts):
-                metrics.handled(event.service, sequence: event.sequence)
+                metrics.handled(event.service, sequence: event.sequence, time: event.time)
                 publish(NotifierTopic.event(event.type), event.encoded())
                 for alert in alerts {
                     metrics.alert(kind: alert.kind)

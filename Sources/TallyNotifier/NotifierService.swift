@@ -100,6 +100,9 @@ public struct NotifierService: Service {
         try outlet.setLinger(milliseconds: 200)
         try outlet.setHighWaterMarks(send: 100_000, receive: 1000)
         if let curve = configuration.curve { try outlet.serveCurve(CurveServerKeys(keys: curve.keys, domain: CurveRole.subscriber.domain)) }
+        // Counts the outlet's subscribers for the metrics; PUB itself cannot say.
+        let subscribers = try ConnectionMonitor(watching: outlet, context: context)
+        defer { subscribers.close() }
         try outlet.bind(configuration.alertsEndpoint)
         readiness.ready("notifier taking events on \(configuration.eventsEndpoint), publishing alerts on \(configuration.alertsEndpoint)")
 
@@ -132,10 +135,14 @@ public struct NotifierService: Service {
         while !stop.isFired {
             var poller = ZMQPoller()
             let inletIndex = poller.add(inlet)
+            let subscribersIndex = poller.add(subscribers.socket)
             poller.add(fileDescriptor: stop.fileDescriptor)
             let wait = max(.zero, min(nextCheck, nextHeartbeat) - clock.now)
             try poller.poll(timeout: wait)
             if stop.isFired { break }
+            if poller.isReadable(subscribersIndex), try subscribers.update() {
+                processor.metrics.subscriberConnections(subscribers.count)
+            }
             if poller.isReadable(inletIndex) {
                 // Drain what is queued, but not forever, so timers still run under a flood.
                 var budget = 1000

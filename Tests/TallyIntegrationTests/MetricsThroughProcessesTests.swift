@@ -55,10 +55,21 @@ import Darwin
             #expect(calcText.contains(#"tally_worker_requests_total{service="calc",command="calc.tip",code="invalid_argument"} 1"#), "\(calcText)")
             let accountsText = try await get("/metrics", accountsMetrics).body
             #expect(accountsText.contains(#"tally_events_published_total{service="accounts"} 1"#), "\(accountsText)")
+            #expect(accountsText.contains(#"tally_events_pending{service="accounts"}"#), "\(accountsText)")
             try await stack.waitUntil("the notifier counts the alert") {
                 (try? await get("/metrics", notifierMetrics).body.contains(#"tally_notifier_alerts_total{kind="price_higher"} 1"#)) == true
             }
+            // A subscriber on the alert outlet is counted while it is connected.
+            let watch = try stack.startWatch([], token: try stack.annToken())
+            try await stack.waitUntil("the notifier counts the subscriber") {
+                (try? await get("/metrics", notifierMetrics).body.contains("tally_notifier_subscriber_connections 1")) == true
+            }
+            await watch.stop()
+            try await stack.waitUntil("the notifier sees the subscriber leave") {
+                (try? await get("/metrics", notifierMetrics).body.contains("tally_notifier_subscriber_connections 0")) == true
+            }
             let notifierText = try await get("/metrics", notifierMetrics).body
+            #expect(notifierText.contains(#"tally_notifier_event_delay_seconds_count{source="shopping"} 1"#), "\(notifierText)")
 
             let exported = Self.metricNames(inExposition: [gateway, calcText, accountsText, notifierText])
             let named = try Self.metricNamesInOps()
