@@ -63,6 +63,8 @@ public struct CurrencyLoader: Sendable {
         case waiting(pid: Int32, host: String, loaded: Int, total: Int)
         case tookOver(pid: Int32, host: String, loaded: Int, total: Int)
         case started(version: String, total: Int)
+        /// A chunk committed: `loaded` of `total` currencies are written (not yet active).
+        case loaded(Int, of: Int)
         case switched(version: String, count: Int)
     }
 
@@ -226,6 +228,7 @@ public struct CurrencyLoader: Sendable {
                     "UPDATE load_state SET claim_loaded = \(loaded + chunk.count), claim_heartbeat_ms = \(Timestamp.now()) WHERE id = 1")
             }
             loaded += chunk.count
+            onEvent?(.loaded(loaded, of: data.currencies.count))
         }
 
         try store.engine.write { session in

@@ -57,7 +57,7 @@ final class Broker {
         held = HeldReplies(limit: configuration.maximumHeldReplies)
         tallyServices = configuration.catalog.workerServices.union(CommandCatalog.gatewayServices)
         metrics = GatewayMetrics(catalog: configuration.catalog)
-        for name in configuration.catalog.workerServices { services[name] = ServiceRecord(name: name) }
+        for name in configuration.catalog.workerServices { services[name] = ServiceRecord(name: name, now: startedAt) }
     }
 
     // MARK: Clients
@@ -227,7 +227,7 @@ final class Broker {
                 return
             }
             workers[identity] = WorkerRecord(identity: identity, service: service, capacity: capacity, expiry: now + configuration.workerExpiry)
-            services[service, default: ServiceRecord(name: service)].liveWorkers += 1
+            services[service, default: ServiceRecord(name: service, now: now)].liveWorkers += 1
             services[service]!.members.append(identity)
             metrics.service(service).liveWorkers.record(services[service]!.liveWorkers)
             logger.info("worker joined", metadata: ["service": "\(service)", "workers": "\(services[service]!.liveWorkers)"])
@@ -393,6 +393,8 @@ final class Broker {
         for identity in Array(workers.keys) where transport.sendToWorker([identity] + Majordomo.BrokerMessage.heartbeat.frames) != .sent {
             removeWorker(identity, reason: "unreachable", notify: false)
         }
+        // The latency windows move on here, once per heartbeat, rather than per request.
+        for name in Array(services.keys) { services[name]!.recent.advance(to: now) }
         heartbeatAt = now + configuration.heartbeatInterval
     }
 
@@ -507,6 +509,7 @@ extension ServiceRecord {
         served += 1
         handled += 1
         handlingTime += handling
+        recent.record(handling)
         if error { errors += 1 }
     }
 

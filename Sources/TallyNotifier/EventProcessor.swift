@@ -85,6 +85,9 @@ public final class EventProcessor {
             while true {
                 let page = try feed.events(service: source, after: after, limit: pageSize)
                 metrics.sourceHas(source, sequence: page.lastSequence)
+                // Written only when there is something to catch up on, so the periodic check of
+                // a source with nothing new writes nothing.
+                if page.lastSequence > after { try store.sourceHas(source, upTo: page.lastSequence) }
                 for event in page.events.sorted(by: { $0.sequence < $1.sequence }) { handle(event) }
                 guard let last = page.events.map(\.sequence).max(), last > after, last < page.lastSequence else { break }
                 after = last
