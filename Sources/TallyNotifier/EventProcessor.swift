@@ -122,10 +122,17 @@ public final class EventProcessor {
             case .handled(let alerts):
                 metrics.handled(event.service, sequence: event.sequence, time: event.time)
                 publish(NotifierTopic.event(event.type), event.encoded())
+                // The request that caused the event, so its log lines join the gateway's and the worker's.
+                let requestID = event.requestID ?? ""
+                logger.debug(
+                    "event handled",
+                    metadata: ["request_id": "\(requestID)", "type": "\(event.type)", "sequence": "\(event.sequence)", "alerts": "\(alerts.count)"])
                 for alert in alerts {
                     metrics.alert(kind: alert.kind)
                     publish(alert.topic, alert.encoded())
-                    logger.info("alert", metadata: ["sequence": "\(alert.sequence)", "kind": "\(alert.kind)", "owner": "\(alert.owner)"])
+                    logger.info(
+                        "alert",
+                        metadata: ["sequence": "\(alert.sequence)", "kind": "\(alert.kind)", "owner": "\(alert.owner)", "request_id": "\(requestID)"])
                 }
             }
         } catch {
