@@ -83,6 +83,12 @@ final class Broker {
                 answer(address, id: nil, .invalidArgument("a 7/MDP request has frames \"\", \"MDPC01\", service and one or more body frames"))
                 return
             }
+            guard body.count <= Majordomo.maximumBodyFrames else {
+                // Before anything walks the frames: a flood of empty frames costs one answer.
+                answer(address, id: nil, .invalidArgument(
+                    "a 7/MDP request carries at most \(Majordomo.maximumBodyFrames) body frames (one, the JSON envelope, for Tally's services); got \(body.count)"))
+                return
+            }
             if service.hasPrefix("mmi.") && first.first != UInt8(ascii: "{") {
                 // 8/MMI as the guide's clients speak it: the body is a bare service name.
                 let code = mmiCode(service: service, asking: String(decoding: first, as: UTF8.self))
@@ -202,8 +208,14 @@ final class Broker {
     func handleWorker(_ frames: [Data], permit: WorkerPermit? = nil) {
         guard frames.count >= 2, let identity = frames.first else { return }
         guard let message = Majordomo.WorkerMessage(frames: frames[1...]) else {
-            logger.warning("malformed message on the worker socket", metadata: ["frames": "\(frames.count - 1)"])
-            if workers[identity] != nil { removeWorker(identity, reason: "sent a malformed message", notify: true) }
+            // A registered worker that breaks the protocol is news; a stranger's garbage, repeated
+            // at will, would only flood the log.
+            if workers[identity] != nil {
+                logger.warning("malformed message on the worker socket", metadata: ["frames": "\(frames.count - 1)"])
+                removeWorker(identity, reason: "sent a malformed message", notify: true)
+            } else {
+                logger.debug("malformed message on the worker socket", metadata: ["frames": "\(frames.count - 1)"])
+            }
             return
         }
         let now = clock.now
