@@ -32,6 +32,9 @@ final class Broker {
     private(set) var services: [String: ServiceRecord] = [:]
     private(set) var workers: [Data: WorkerRecord] = [:]
     private var requests: [UInt64: PendingRequest] = [:]
+    /// Requests accepted from each client and not yet answered (queued or with a worker), for
+    /// `maximumClientRequests`; a client is here only while it has one.
+    private var clientRequests: [Data: Int] = [:]
     private var deadlines = DeadlineQueue()
     private var nextRequestID: UInt64 = 1
     private var heartbeatAt: ContinuousClock.Instant
@@ -191,6 +194,15 @@ final class Broker {
             metrics.command(command, of: service).record(outcome: ErrorCode.resourceExhausted.rawValue, duration: nil)
             return
         }
+        guard clientRequests[address.identity, default: 0] < configuration.maximumClientRequests else {
+            answer(address, id: envelopeID, TallyError(
+                .resourceExhausted,
+                "this client already has \(configuration.maximumClientRequests) requests waiting or running at the gateway (--max-client-requests); wait for their replies before sending more"))
+            services[service]!.record(error: true)
+            metrics.command(command, of: service).record(outcome: ErrorCode.resourceExhausted.rawValue, duration: nil)
+            return
+        }
+        clientRequests[address.identity, default: 0] += 1
         let request = PendingRequest(
             id: nextRequestID, client: address, envelopeID: envelopeID, command: command, service: service,
             body: body, acceptedAt: clock.now, timeout: timeout, retrySafe: retrySafe)
@@ -260,7 +272,7 @@ final class Broker {
                 return
             }
             workers[identity]!.held.remove(at: index)
-            if let request = requests.removeValue(forKey: holding) {
+            if let request = forget(holding) {
                 deliver(request.client.frames(body), to: request.client.identity)
                 let handling = now - (request.dispatchedAt ?? now)
                 let isError = request.repliesAreTallyJSON && (body.first.map(Broker.isErrorReply) ?? true)
@@ -350,7 +362,7 @@ final class Broker {
                 requests[requestID] = request
                 services[worker.service]!.queue.prepend(requestID)
             } else {
-                requests[requestID] = nil
+                forget(requestID)
                 let why =
                     if request.retrySafe {
                         "\(request.attempts) \(worker.service) workers in a row stopped while running \(request.label)"
@@ -382,7 +394,7 @@ final class Broker {
         if !held.isEmpty { flushHeldReplies() }
         let now = clock.now
         while let due = deadlines.popDue(now) {
-            guard let request = requests.removeValue(forKey: due) else { continue }
+            guard let request = forget(due) else { continue }
             let ms = request.timeout.roundedMilliseconds
             metrics.service(request.service).deadlineExpiries.increment()
             if request.worker == nil {
@@ -408,6 +420,17 @@ final class Broker {
         // The latency windows move on here, once per heartbeat, rather than per request.
         for name in Array(services.keys) { services[name]!.recent.advance(to: now) }
         heartbeatAt = now + configuration.heartbeatInterval
+    }
+
+    /// Takes an answered request off the books, and off its client's count.
+    @discardableResult
+    private func forget(_ id: UInt64) -> PendingRequest? {
+        guard let request = requests.removeValue(forKey: id) else { return nil }
+        let client = request.client.identity
+        if let index = clientRequests.index(forKey: client) {
+            if clientRequests.values[index] > 1 { clientRequests.values[index] -= 1 } else { clientRequests.remove(at: index) }
+        }
+        return request
     }
 
     private func isRunningALiveRequest(_ worker: WorkerRecord) -> Bool {
@@ -446,6 +469,7 @@ final class Broker {
             fail(request, TallyError(.unavailable, "the gateway is shutting down; retry shortly"))
         }
         requests.removeAll()
+        clientRequests.removeAll()
         held.flushForShutdown(transport.sendToClient)
         for identity in workers.keys {
             _ = transport.sendToWorker([identity] + Majordomo.BrokerMessage.disconnect.frames)
