@@ -186,20 +186,19 @@ final class Broker {
                 field: command == nil ? nil : "command"))
             return
         }
-        guard services[service]!.queue.count < configuration.maximumQueueDepth else {
-            answer(address, id: envelopeID, TallyError(
-                .resourceExhausted,
-                "\(configuration.maximumQueueDepth) \(service) requests are already waiting for a worker; retry later"))
+        /// Answers `resource_exhausted` at once, counted as an error of the service and the command.
+        func refuse(_ message: String) {
+            answer(address, id: envelopeID, TallyError(.resourceExhausted, message))
             services[service]!.record(error: true)
             metrics.command(command, of: service).record(outcome: ErrorCode.resourceExhausted.rawValue, duration: nil)
+        }
+        guard services[service]!.queue.count < configuration.maximumQueueDepth else {
+            refuse("\(configuration.maximumQueueDepth) \(service) requests are already waiting for a worker; retry later")
             return
         }
         guard clientRequests[address.identity, default: 0] < configuration.maximumClientRequests else {
-            answer(address, id: envelopeID, TallyError(
-                .resourceExhausted,
-                "this client already has \(configuration.maximumClientRequests) requests waiting or running at the gateway (--max-client-requests); wait for their replies before sending more"))
-            services[service]!.record(error: true)
-            metrics.command(command, of: service).record(outcome: ErrorCode.resourceExhausted.rawValue, duration: nil)
+            refuse(
+                "this client already has \(configuration.maximumClientRequests) requests waiting or running at the gateway (--max-client-requests); wait for their replies before sending more")
             return
         }
         clientRequests[address.identity, default: 0] += 1
