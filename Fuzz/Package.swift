@@ -23,11 +23,14 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
     ],
     targets: [
+        // LeakSanitizer's C interface, for FuzzSupport.
+        .target(name: "LeakSanitizer", path: "LeakSanitizer"),
         // What every target shares: reading libFuzzer's input, the frame convention, a failed
-        // property as a crash, and Tally's services on real stores.
+        // property as a crash, what is kept for all inputs, and Tally's services on real stores.
         .target(
             name: "FuzzSupport",
             dependencies: [
+                "LeakSanitizer",
                 .product(name: "TallyModules", package: "Tally"),
                 .product(name: "TallyTesting", package: "Tally"),
                 .product(name: "Logging", package: "swift-log"),
