@@ -28,6 +28,7 @@ targets=(
     decimal money-args
     commands currency-search
     events alerts
+    token
 )
 
 runs=1000000
