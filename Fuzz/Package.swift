@@ -15,19 +15,28 @@ let targetNames: [String] = {
     return ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).filter { !$0.hasPrefix(".") }.sorted()
 }()
 
+// What a target needs beyond what every target gets: the token target signs what it verifies.
+let moreDependencies: [String: [Target.Dependency]] = [
+    "token": [.product(name: "Crypto", package: "swift-crypto")]
+]
+
 let package = Package(
     name: "TallyFuzz",
     platforms: [.macOS(.v15)],
     dependencies: [
         .package(name: "Tally", path: ".."),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-crypto.git", from: "3.12.3"),
     ],
     targets: [
+        // LeakSanitizer's C interface, for FuzzSupport.
+        .target(name: "LeakSanitizer", path: "LeakSanitizer"),
         // What every target shares: reading libFuzzer's input, the frame convention, a failed
-        // property as a crash, and Tally's services on real stores.
+        // property as a crash, what is kept for all inputs, and Tally's services on real stores.
         .target(
             name: "FuzzSupport",
             dependencies: [
+                "LeakSanitizer",
                 .product(name: "TallyModules", package: "Tally"),
                 .product(name: "TallyTesting", package: "Tally"),
                 .product(name: "Logging", package: "swift-log"),
@@ -40,7 +49,7 @@ let package = Package(
                 "FuzzSupport",
                 .product(name: "TallyModules", package: "Tally"),
                 .product(name: "Logging", package: "swift-log"),
-            ],
+            ] + (moreDependencies[name] ?? []),
             path: "Targets/\(name)",
             // libFuzzer supplies `main`; the target only defines the entry points.
             swiftSettings: [.unsafeFlags(["-parse-as-library"])])

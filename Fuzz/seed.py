@@ -11,6 +11,7 @@ names, argument and event field names, enum values), so that mutations reach the
 well-formed name. ops/fuzz.sh runs this before every run, so docs and seeds never drift apart.
 """
 
+import base64
 import hashlib
 import json
 import re
@@ -44,6 +45,10 @@ def broker_message(control, *parts):
         out.append(len(part))
         out += part
     return bytes(out)
+
+
+def base64url(text):
+    return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
 
 
 def compact(value):
@@ -205,6 +210,18 @@ def main():
         majordomo = broker_message(2, b"", b"MDPC01", service, body)
         reply = broker_message(1, b"", b"MDPW01", b"\x03", (1).to_bytes(8, "big"), b"", compact({"id": value.get("id"), "ok": True, "result": {}}))
         output.seed("broker", ready + plain + majordomo + reply + broker_message(0x20))
+    # The token target (Fuzz/Targets/token/Token.swift): each token of the examples as sent (a
+    # first byte of 0), and its header and claims to be signed by the target (a first byte of 1).
+    for _, _, _, value in parsed:
+        for node in walk(value):
+            if isinstance(node, str) and re.fullmatch(r"[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+", node) \
+                    and node.startswith("eyJ"):
+                header, payload, _ = node.split(".")
+                output.seed("token", b"\x00" + node.encode())
+                output.seed("token", b"\x01" + frames(base64url(header), base64url(payload)))
+                output.word("token", *(f'"{k}"' for k in json.loads(base64url(header))),
+                            *(f'"{k}"' for k in json.loads(base64url(payload))))
+    output.word("token", '"EdDSA"', '"JWT"', '"tally"', '"none"', '"crit"', "eyJ", ".")
     output.seed("alerts", compact({"last_alert_sequence": 3}))
     # The rule that no example of the docs triggers: items carried over into a new list.
     output.seed("events", compact({

@@ -14,6 +14,7 @@
 #   --minimize        first rewrite Fuzz/Corpus/<target> as its smallest subset of equal coverage
 #   --configuration C release (default) or debug
 #   --no-build        run the last build
+#   --jobs N          build with N parallel jobs (default: as many as cores)
 # Exits 0 when every target ran clean, 1 on any crash, leak, hang or out-of-memory: the input
 # that caused it is kept in .build-fuzz/artifacts/<target>/, and `.build-fuzz/<C>/<target> FILE`
 # replays it. Regressions (inputs that once failed) live in Fuzz/Corpus/<target>/regressions/
@@ -27,6 +28,7 @@ targets=(
     decimal money-args
     commands currency-search
     events alerts
+    token
 )
 
 runs=1000000
@@ -37,6 +39,7 @@ update=false
 minimize=false
 configuration=release
 build=true
+jobs=()
 while [ $# -gt 0 ]; do
     case "$1" in
         --runs) runs="$2"; seconds=""; shift 2 ;;
@@ -47,8 +50,9 @@ while [ $# -gt 0 ]; do
         --minimize) minimize=true; shift ;;
         --configuration) configuration="$2"; shift 2 ;;
         --no-build) build=false; shift ;;
+        --jobs) jobs=(-j "$2"); shift 2 ;;
         --list) printf '%s\n' "${targets[@]}"; exit 0 ;;
-        -h|--help) sed -n '2,20p' "$0"; exit 0 ;;
+        -h|--help) sed -n '2,21p' "$0"; exit 0 ;;
         *) echo "unknown option $1 (see --help)" >&2; exit 2 ;;
     esac
 done
@@ -75,7 +79,7 @@ if $build; then
     # (ld.gold warns that it cannot export the sanitizers' local symbols, once per target: harmless.)
     # -enable-testing lets the broker target reach the gateway's internal Broker (@testable import).
     set +e
-    swift build --package-path Fuzz --scratch-path "$scratch" -c "$configuration" \
+    swift build --package-path Fuzz --scratch-path "$scratch" -c "$configuration" "${jobs[@]}" \
         --sanitize fuzzer -Xswiftc -sanitize=fuzzer,address -Xswiftc -enable-testing 2>&1 | grep -v "Cannot export local symbol"
     status=${PIPESTATUS[0]}
     set -e

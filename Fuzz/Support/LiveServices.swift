@@ -15,7 +15,7 @@ import TallyWorker
 public final class LiveServices: Sendable {
     public static let shared: LiveServices = {
         do {
-            return try LiveServices()
+            return try Fuzz.keptForAllInputs { try LiveServices() }
         } catch {
             fatalError("cannot open the services' stores: \(error)")
         }

@@ -21,11 +21,13 @@ public enum SearchText {
             scalars.append(scalar)
         }
         let lowered = String(scalars).precomposedStringWithCanonicalMapping.lowercased()
-        var folded = ""
-        folded.reserveCapacity(lowered.utf8.count)
+        // Scalar by scalar, not character by character: a mark that follows white space would
+        // otherwise join the space that replaces it into one character, which the next fold
+        // would drop whole as white space, so folding twice would differ from folding once.
+        var folded = String.UnicodeScalarView()
         var pendingSpace = false
-        for character in lowered {
-            if character.isWhitespace {
+        for scalar in lowered.unicodeScalars {
+            if scalar.properties.isWhitespace {
                 pendingSpace = !folded.isEmpty
                 continue
             }
@@ -33,9 +35,13 @@ public enum SearchText {
                 folded.append(" ")
                 pendingSpace = false
             }
-            folded += spelledOut[character] ?? String(character)
+            if let plain = spelledOut[scalar] {
+                folded.append(contentsOf: plain.unicodeScalars)
+            } else {
+                folded.append(scalar)
+            }
         }
-        return folded
+        return String(folded)
     }
 
     /// Combining marks of Latin, Greek and Cyrillic script (and their extensions), but not the kana
@@ -48,7 +54,7 @@ public enum SearchText {
     }
 
     /// Letters that carry an accent or ligature but do not decompose, and punctuation with plain forms.
-    private static let spelledOut: [Character: String] = [
+    private static let spelledOut: [Unicode.Scalar: String] = [
         "ø": "o", "ł": "l", "đ": "d", "ħ": "h", "ı": "i", "ŀ": "l", "ŧ": "t",
         "ß": "ss", "æ": "ae", "œ": "oe", "þ": "th", "ð": "d",
         "’": "'", "‘": "'", "ʼ": "'", "“": "\"", "”": "\"", "–": "-", "—": "-",

@@ -56,11 +56,7 @@ extension Envelope: Codable {
         idempotencyKey = head.idempotencyKey
         token = head.token
         locale = head.locale
-        switch EnvelopeFields.present(fields.args) {
-        case nil: args = .object([:])
-        case .object(let object)?: args = .object(object)
-        case let other?: throw TallyError.invalidArgument("args must be a JSON object, not \(other.typeName)", field: "args")
-        }
+        args = .object(try fields.objectArgs())
     }
 
     /// `service.name`, where each part is lower-case ASCII letters, digits and `_`; `mmi.service` qualifies.

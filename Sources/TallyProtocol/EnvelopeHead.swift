@@ -25,10 +25,8 @@ public struct EnvelopeHead: Sendable {
     public static func decode(_ data: Data) throws(TallyError) -> EnvelopeHead {
         let fields = try EnvelopeFields(data, building: false)
         let head = try fields.head()
-        switch fields.args {
-        case nil, .null?, .object?: return head
-        default: throw TallyError.invalidArgument("args must be a JSON object", field: "args")
-        }
+        _ = try fields.objectArgs()
+        return head
     }
 
     /// The request's `id` when the envelope is invalid but its `id` is fine, so the error reply can
@@ -140,6 +138,17 @@ struct EnvelopeFields {
             id: try text(id, "id"), command: command, deadlineMilliseconds: milliseconds,
             idempotencyKey: try text(idempotencyKey, "idempotency_key"), token: try text(token, "token", limit: Self.maximumTokenLength),
             locale: try text(locale, "locale"))
+    }
+
+    /// `args` as an object, absent or `null` being `{}`: the one check of `args` that the gateway
+    /// (on the empty value of its type that a check leaves) and the worker both make, so that
+    /// they refuse the same requests with the same words.
+    func objectArgs() throws(TallyError) -> [String: JSONValue] {
+        switch Self.present(args) {
+        case nil: return [:]
+        case .object(let members)?: return members
+        case let other?: throw TallyError.invalidArgument("args must be a JSON object, not \(other.typeName)", field: "args")
+        }
     }
 
     /// A member, with `null` as absent.

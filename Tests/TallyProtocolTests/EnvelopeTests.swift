@@ -107,6 +107,17 @@ import Testing
         }
     }
 
+    /// Found by fuzzing (`envelope`): the gateway refused `args` that are not an object with
+    /// "args must be a JSON object", the worker with "..., not a string". Both say what was sent now.
+    @Test func argsThatAreNotAnObjectAreRefusedByBothInTheSameWords() {
+        for (args, what) in [(#""sho""#, "a string"), ("[1]", "an array"), ("7", "a number"), ("true", "a boolean")] {
+            let sample = Data(#"{"args":\#(args),"command":"s.n4"}"#.utf8)
+            let refusal = TallyError.invalidArgument("args must be a JSON object, not \(what)", field: "args")
+            #expect(throws: refusal, "\(args)") { try EnvelopeHead.decode(sample) }
+            #expect(throws: refusal, "\(args)") { try Envelope.decode(sample) }
+        }
+    }
+
     @Test func theIdOfAnInvalidEnvelopeIsRecovered() {
         #expect(EnvelopeHead.recoverID(from: Data(#"{"id":"e-1","command":"calc"}"#.utf8)) == "e-1")
         #expect(EnvelopeHead.recoverID(from: Data(#"{"arg":{},"id":"e-2","command":"calc.tip"}"#.utf8)) == "e-2")

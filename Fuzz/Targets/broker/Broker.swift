@@ -38,7 +38,6 @@ public func fuzzBroker(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
         }
         broker.shutdown()
     }
-    return 0
 }
 
 /// Settings that let every path run within one input: heartbeats and worker expiry come due within
