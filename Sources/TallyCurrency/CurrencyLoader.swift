@@ -82,7 +82,17 @@ public struct CurrencyLoader: Sendable {
         let deadline = waitingAtMost.map { ContinuousClock.now + $0 }
         var reportedWait: String?
         while true {
-            switch try claim(data, source: source, policy: policy) {
+            let claimed: ClaimResult
+            do {
+                claimed = try claim(data, source: source, policy: policy)
+            } catch let error as TallyError where error.code == .unavailable {
+                // The database stayed locked past its busy timeout: another loader is writing a
+                // chunk, slowly on a loaded machine. That is a wait like `.busy`, not a failure.
+                if let deadline, ContinuousClock.now >= deadline { throw error }
+                Thread.sleep(forTimeInterval: pollInterval.seconds)
+                continue
+            }
+            switch claimed {
             case .current(let active):
                 return Outcome(loaded: false, version: active.version, source: active.source, count: active.count)
             case .claimed(let claim, let stale):
