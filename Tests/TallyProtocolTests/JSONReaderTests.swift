@@ -4,8 +4,9 @@ import Testing
 
 @testable import TallyProtocol
 
-/// `JSONReader` must accept exactly what Foundation's `JSONDecoder` accepts into a `JSONValue`, and
-/// read it to the same value: it replaced Foundation on the request path, and no reply may change.
+/// `JSONReader` must accept what Foundation's `JSONDecoder` accepts into a `JSONValue`, and read it
+/// to the same value: it replaced Foundation on the request path, and no reply may change. It is
+/// stricter only in the values of repeated keys, which Foundation drops unchecked.
 @Suite struct JSONReaderTests {
     private func foundation(_ data: Data) -> JSONValue? { try? JSONDecoder().decode(JSONValue.self, from: data) }
     private func reader(_ data: Data) -> JSONValue? { try? JSONReader.parse(data) }
@@ -44,6 +45,25 @@ import Testing
             [0x22, 0xC0, 0xAF, 0x22], [0x22, 0xE2, 0x82, 0xAC, 0x22], [0xff, 0x00, 0xfe, 0x01],
         ] {
             expectAgreement(Data(bytes), "\(bytes)")
+        }
+    }
+
+    /// Found by fuzzing (`json`): Foundation drops the value of a repeated key without checking
+    /// its strings (escapes, UTF-8) or its numbers' range; JSONReader checks every value, as the
+    /// gateway must (a request whose text is not JSON is refused whole). With those values made
+    /// valid, the two agree again.
+    @Test func isStricterThanFoundationOnlyInTheValuesOfRepeatedKeys() {
+        let samples: [(text: Data, valid: Data)] = [
+            (Data(#"{"v":1,"v":"#.utf8) + Data([0x22, 0xD9, 0xD9, 0x22, 0x7D]), Data(#"{"v":1,"v":null}"#.utf8)),
+            (Data(#"{"v":1,"v":"\x"}"#.utf8), Data(#"{"v":1,"v":null}"#.utf8)),
+            (Data(#"{"v":1,"v":"\ud800"}"#.utf8), Data(#"{"v":1,"v":null}"#.utf8)),
+            (Data(#"{"v":1,"w":[{"v":2,"v":1e999}]}"#.utf8), Data(#"{"v":1,"w":[{"v":2,"v":null}]}"#.utf8)),
+        ]
+        for (text, valid) in samples {
+            let description = String(decoding: text, as: UTF8.self)
+            #expect(foundation(text) != nil, "\(description)")
+            #expect(reader(text) == nil, "\(description)")
+            #expect(reader(valid) == foundation(text), "\(description)")
         }
     }
 
