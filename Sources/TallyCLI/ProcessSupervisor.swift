@@ -106,7 +106,7 @@ final class ProcessSupervisor: Service, @unchecked Sendable {
             do {
                 try lock.withLock {
                     guard !stopping else { throw CancellationError() }
-                    try process.run()
+                    try process.runAlone()
                     running[child.name] = process
                 }
             } catch {

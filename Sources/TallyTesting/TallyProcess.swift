@@ -58,7 +58,7 @@ public final class TallyProcess: @unchecked Sendable {
             observed.update { $0.exitStatus = process.terminationStatus }
         }
         do {
-            try process.run()
+            try process.runAlone()
         } catch {
             listener.close()
             throw error

@@ -1,5 +1,6 @@
 import Foundation
 import ZeroMQ
+import TallyLifecycle
 import TallyProtocol
 
 /// Where the contract lives: the repository root, found from this file's path.
@@ -433,7 +434,7 @@ enum SchemaValidator {
         process.standardOutput = output
         process.standardError = errors
         do {
-            try process.run()
+            try process.runAlone()
         } catch {
             throw Failure(description: "could not start /usr/bin/env python3 (\(error)); \(installHint)")
         }

@@ -1,5 +1,6 @@
 import Foundation
 import TallyMoney
+import TallyLifecycle
 import TallyProtocol
 @testable import TallyCurrency
 import TallyStorage
@@ -242,7 +243,7 @@ import Testing
     private func deadProcessID() throws -> Int32 {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/bin/true")
-        try process.run()
+        try process.runAlone()
         process.waitUntilExit()
         return process.processIdentifier
     }

@@ -1,0 +1,25 @@
+import Foundation
+import Synchronization
+
+extension Process {
+    /// Starts the process while no other thread of this process is starting one, which every
+    /// launch in Tally (`tally up`'s supervisor, the test stacks, the tests' helpers) goes through.
+    ///
+    /// Why: on Linux, Foundation learns that a child has exited when a socket it shares with that
+    /// child reads end of file, so the child's end must live in that child alone. But `run()`
+    /// makes that socket pair without close-on-exec and keeps it from other children only by
+    /// listing the descriptors open when *it* starts and closing those in the child. A second
+    /// `run()` on another thread at the same moment makes a pair after that listing, and its child
+    /// end is inherited by the first child too. When the first child lives long (a gateway, a
+    /// worker) and the second is a one-shot command, the one-shot's exit goes unnoticed until the
+    /// long-lived one exits: a test waited 90 s for a `tally keys signing` that had long finished,
+    /// and `tally up` would not have restarted a child that crashed. One launch at a time leaves
+    /// no pair of another launch open to be inherited: each is closed in this process before
+    /// `run()` returns.
+    public func runAlone() throws {
+        try launching.withLock { _ in try run() }
+    }
+}
+
+/// Held while one `Process.run()` is under way in this process.
+private let launching = Mutex<Void>(())
