@@ -72,7 +72,9 @@ if [ "$(basename "$root" | tr '[:upper:]' '[:lower:]')" = fuzz ]; then
 fi
 scratch="$root/.build-fuzz"
 bin="$scratch/$configuration"
-work="$scratch/run"
+# Each run works in a folder of its own, so that two runs (of different targets) can share a
+# build and a corpus, one per core.
+work="$scratch/run/$$"
 artifacts="$scratch/artifacts"
 
 if $build; then
@@ -89,6 +91,7 @@ fi
 
 rm -rf "$work"
 mkdir -p "$work/tmp" "$artifacts"
+trap 'rm -rf "$work"' EXIT
 python3 Fuzz/seed.py "$root" "$work"
 
 # LeakSanitizer on (less the reports in Fuzz/lsan-suppressions.txt, each shown there not to be a
@@ -113,10 +116,16 @@ merge=(-merge=1 -use_counters=0)
 
 # Rewrites a target's corpus (not its regressions) as the smallest subset with the same coverage.
 minimize_corpus() {
-    local target="$1" corpus="Fuzz/Corpus/$1" old="$work/old/$1"
+    # The inputs wait outside the corpus, in the artifacts (not this run's folder, so that a
+    # failed merge loses nothing), and go back through the merge.
+    local target="$1" corpus="Fuzz/Corpus/$1" old="$artifacts/$1/before-minimize"
     mkdir -p "$old"
     find "$corpus" -maxdepth 1 -type f -exec mv {} "$old/" \;
-    "$bin/$target" "${merge[@]}" "$corpus" "$old" >"$work/$target.minimize.log" 2>&1
+    if ! "$bin/$target" "${merge[@]}" "$corpus" "$old" >"$artifacts/$target/minimize.log" 2>&1; then
+        echo "minimizing $target failed (log $artifacts/$target/minimize.log); its corpus waits in $old" >&2
+        exit 1
+    fi
+    rm -rf "$old"
 }
 
 if [ -n "$seconds" ]; then amount=(-max_total_time="$seconds"); what="$seconds s"; else amount=(-runs="$runs"); what="$runs inputs"; fi
@@ -166,7 +175,7 @@ for target in "${selected[@]}"; do
         sources=("$new")
     fi
     added="?"
-    if [ "$status" -eq 0 ] && "$bin/$target" "${merge[@]}" "$merge_into" "${sources[@]}" >"$work/$target.merge.log" 2>&1; then
+    if [ "$status" -eq 0 ] && "$bin/$target" "${merge[@]}" "$merge_into" "${sources[@]}" >"$artifacts/$target/merge.log" 2>&1; then
         added=$(($(count_files "$merge_into") - before))
     fi
     rows+=("$(printf '%-16s %12s %9s  %-14s %s' "$target" "${inputs:-?}" "${elapsed}s" "$result" "$added")")
@@ -175,7 +184,6 @@ done
 echo
 printf '%-16s %12s %9s  %-14s %s\n' target inputs time result "new corpus entries"
 printf '%s\n' "${rows[@]}"
-rm -rf "$work/tmp"
 if [ "$failed" -ne 0 ]; then
     echo "FAILED: see the reproducers above (kept in $artifacts)"
     exit 1
