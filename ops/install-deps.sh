@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what building and testing Tally needs on Debian or Ubuntu, and nothing when it is
-# already there: libzmq (ZeroMQ) with pkg-config, and Python's jsonschema for the contract tests.
+# already there: libzmq (ZeroMQ) with pkg-config, Python's jsonschema for the contract tests, and
+# check-jsonschema (the Compose Specification's schema, vendored) for ops/check-deploy.sh.
 # Swift itself (6.0 or later) is expected to be installed already.
 set -euo pipefail
 
@@ -16,3 +17,8 @@ if ! python3 -c 'import jsonschema, referencing' 2>/dev/null; then
     python3 -m pip install --quiet jsonschema || as_root apt-get install -y -qq python3-jsonschema
 fi
 echo "jsonschema $(python3 -c 'import jsonschema; print(jsonschema.__version__)' 2>/dev/null || python3 -c 'from importlib.metadata import version; print(version("jsonschema"))')"
+
+if ! python3 -m check_jsonschema --version >/dev/null 2>&1; then
+    python3 -m pip install --quiet check-jsonschema
+fi
+python3 -m check_jsonschema --version

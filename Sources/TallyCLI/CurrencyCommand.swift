@@ -68,17 +68,26 @@ struct CurrencyCommand: ParsableCommand {
             } catch {
                 throw failure("cannot open the currency database in \(dataDir): \(error)")
             }
+            // The load runs here, in this process, so its progress is known chunk by chunk
+            // without asking the service (which would say the same from the load state).
+            let progress = TerminalProgress(label: "loading currencies")
             var loader = CurrencyLoader(store: store)
             loader.onEvent = { event in
-                if case .waiting(let pid, let host, let loaded, let total) = event {
+                switch event {
+                case .waiting(let pid, let host, let loaded, let total):
                     FileHandle.standardError.write(Data(
                         "waiting for pid \(pid) on \(host) to finish loading currency data (\(loaded) of \(total))\n".utf8))
+                case .started(_, let total): progress.update(0, total)
+                case .loaded(let loaded, let total): progress.update(loaded, total)
+                case .tookOver, .switched: break
                 }
             }
             let outcome: CurrencyLoader.Outcome
             do {
                 outcome = try loader.load(data, source: source, policy: .replace, waitingAtMost: .seconds(waitSeconds))
+                progress.finish()
             } catch {
+                progress.finish()
                 throw failure("loading failed, nothing was changed: \(error)")
             }
             print("loaded \(outcome.count) currencies (data version \(outcome.version)) into \(store.engine.location); running workers answer from them from their next query")

@@ -27,6 +27,9 @@ struct GatewayCommand: AsyncParsableCommand {
     @Option(help: "Requests a service may have waiting for a worker before new ones are refused. Env: TALLY_MAX_QUEUE_DEPTH.")
     var maxQueueDepth: Int = EnvironmentDefaults.maximumQueueDepth
 
+    @Option(help: "Requests one client may have waiting or running at once before its new ones are refused. Env: TALLY_MAX_CLIENT_REQUESTS.")
+    var maxClientRequests: Int = EnvironmentDefaults.maximumClientRequests
+
     @Option(help: "Replies held for one client that is not reading before its new requests are not accepted. Env: TALLY_MAX_HELD_REPLIES.")
     var maxHeldReplies: Int = EnvironmentDefaults.maximumHeldReplies
 
@@ -43,6 +46,7 @@ struct GatewayCommand: AsyncParsableCommand {
         guard drainTimeoutMs >= 0 else { throw ValidationError("--drain-timeout-ms must be 0 or more") }
         guard defaultDeadlineMs >= 1 else { throw ValidationError("--default-deadline-ms must be at least 1") }
         guard maxQueueDepth >= 1 else { throw ValidationError("--max-queue-depth must be at least 1") }
+        guard maxClientRequests >= 1 else { throw ValidationError("--max-client-requests must be at least 1") }
         guard maxHeldReplies >= 1 else { throw ValidationError("--max-held-replies must be at least 1") }
     }
 
@@ -55,7 +59,7 @@ struct GatewayCommand: AsyncParsableCommand {
         let configuration = GatewayConfiguration(
             frontendEndpoint: frontend, backendEndpoint: backend, heartbeatInterval: heartbeat.interval,
             liveness: heartbeat.liveness, maximumMessageBytes: maxMessageBytes, defaultDeadline: .milliseconds(defaultDeadlineMs),
-            maximumQueueDepth: maxQueueDepth, maximumHeldReplies: maxHeldReplies,
+            maximumQueueDepth: maxQueueDepth, maximumClientRequests: maxClientRequests, maximumHeldReplies: maxHeldReplies,
             drainTimeout: .milliseconds(drainTimeoutMs), catalog: ServiceCatalog.commands, curve: keys)
         let readiness = Readiness(parts: ["gateway"])
         let gateway = GatewayService(

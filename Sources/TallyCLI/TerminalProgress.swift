@@ -19,8 +19,9 @@ final class TerminalProgress: @unchecked Sendable {
         shown = true
     }
 
-    /// Ends the progress line.
+    /// Ends the progress line, if one is shown, so that what is written next starts a line of its own.
     func finish() {
         if shown { FileHandle.standardError.write(Data("\n".utf8)) }
+        shown = false
     }
 }

@@ -60,7 +60,7 @@ struct WorkerCommand: AsyncParsableCommand {
         let logger = process.bootstrap(label: "tally.worker.\(service)")
         let context = try ZMQContext()
         let publisher = ServiceCatalog.publishingEvents.contains(service)
-            ? EventPublisher(endpoint: eventsEndpoint, context: context, logger: logger, curve: try curve.notifier())
+            ? EventPublisher(service: service, endpoint: eventsEndpoint, context: context, logger: logger, curve: try curve.notifier())
             : nil
         var options = ServiceOptions(eventSink: publisher, identity: identity.settings)
         var middleware = [any RequestMiddleware]()

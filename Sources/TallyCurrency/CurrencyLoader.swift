@@ -63,6 +63,8 @@ public struct CurrencyLoader: Sendable {
         case waiting(pid: Int32, host: String, loaded: Int, total: Int)
         case tookOver(pid: Int32, host: String, loaded: Int, total: Int)
         case started(version: String, total: Int)
+        /// A chunk committed: `loaded` of `total` currencies are written (not yet active).
+        case loaded(Int, of: Int)
         case switched(version: String, count: Int)
     }
 
@@ -80,7 +82,17 @@ public struct CurrencyLoader: Sendable {
         let deadline = waitingAtMost.map { ContinuousClock.now + $0 }
         var reportedWait: String?
         while true {
-            switch try claim(data, source: source, policy: policy) {
+            let claimed: ClaimResult
+            do {
+                claimed = try claim(data, source: source, policy: policy)
+            } catch let error as TallyError where error.code == .unavailable {
+                // The database stayed locked past its busy timeout: another loader is writing a
+                // chunk, slowly on a loaded machine. That is a wait like `.busy`, not a failure.
+                if let deadline, ContinuousClock.now >= deadline { throw error }
+                Thread.sleep(forTimeInterval: pollInterval.seconds)
+                continue
+            }
+            switch claimed {
             case .current(let active):
                 return Outcome(loaded: false, version: active.version, source: active.source, count: active.count)
             case .claimed(let claim, let stale):
@@ -226,6 +238,7 @@ public struct CurrencyLoader: Sendable {
                     "UPDATE load_state SET claim_loaded = \(loaded + chunk.count), claim_heartbeat_ms = \(Timestamp.now()) WHERE id = 1")
             }
             loaded += chunk.count
+            onEvent?(.loaded(loaded, of: data.currencies.count))
         }
 
         try store.engine.write { session in

@@ -50,6 +50,8 @@ public struct CurrencyService: ServiceHandler {
                     "pid": "\(pid)", "host": "\(host)", "loaded": "\(loaded)", "total": "\(total)"])
             case .started(let version, let total):
                 logger.info("loading currency data", metadata: ["version": "\(version)", "total": "\(total)"])
+            case .loaded:
+                break  // currency.status reports how far it has got
             case .switched(let version, let count):
                 logger.info("currency data loaded", metadata: ["version": "\(version)", "count": "\(count)"])
             }

@@ -32,6 +32,9 @@ final class Broker {
     private(set) var services: [String: ServiceRecord] = [:]
     private(set) var workers: [Data: WorkerRecord] = [:]
     private var requests: [UInt64: PendingRequest] = [:]
+    /// Requests accepted from each client and not yet answered (queued or with a worker), for
+    /// `maximumClientRequests`; a client is here only while it has one.
+    private var clientRequests: [Data: Int] = [:]
     private var deadlines = DeadlineQueue()
     private var nextRequestID: UInt64 = 1
     private var heartbeatAt: ContinuousClock.Instant
@@ -57,7 +60,7 @@ final class Broker {
         held = HeldReplies(limit: configuration.maximumHeldReplies)
         tallyServices = configuration.catalog.workerServices.union(CommandCatalog.gatewayServices)
         metrics = GatewayMetrics(catalog: configuration.catalog)
-        for name in configuration.catalog.workerServices { services[name] = ServiceRecord(name: name) }
+        for name in configuration.catalog.workerServices { services[name] = ServiceRecord(name: name, now: startedAt) }
     }
 
     // MARK: Clients
@@ -81,6 +84,12 @@ final class Broker {
             let address = ClientAddress(identity: identity, framing: isTally ? .majordomo(service: serviceFrame) : .opaque(service: serviceFrame))
             guard let first = body.first else {
                 answer(address, id: nil, .invalidArgument("a 7/MDP request has frames \"\", \"MDPC01\", service and one or more body frames"))
+                return
+            }
+            guard body.count <= Majordomo.maximumBodyFrames else {
+                // Before anything walks the frames: a flood of empty frames costs one answer.
+                answer(address, id: nil, .invalidArgument(
+                    "a 7/MDP request carries at most \(Majordomo.maximumBodyFrames) body frames (one, the JSON envelope, for Tally's services); got \(body.count)"))
                 return
             }
             if service.hasPrefix("mmi.") && first.first != UInt8(ascii: "{") {
@@ -177,14 +186,22 @@ final class Broker {
                 field: command == nil ? nil : "command"))
             return
         }
-        guard services[service]!.queue.count < configuration.maximumQueueDepth else {
-            answer(address, id: envelopeID, TallyError(
-                .resourceExhausted,
-                "\(configuration.maximumQueueDepth) \(service) requests are already waiting for a worker; retry later"))
+        /// Answers `resource_exhausted` at once, counted as an error of the service and the command.
+        func refuse(_ message: String) {
+            answer(address, id: envelopeID, TallyError(.resourceExhausted, message))
             services[service]!.record(error: true)
             metrics.command(command, of: service).record(outcome: ErrorCode.resourceExhausted.rawValue, duration: nil)
+        }
+        guard services[service]!.queue.count < configuration.maximumQueueDepth else {
+            refuse("\(configuration.maximumQueueDepth) \(service) requests are already waiting for a worker; retry later")
             return
         }
+        guard clientRequests[address.identity, default: 0] < configuration.maximumClientRequests else {
+            refuse(
+                "this client already has \(configuration.maximumClientRequests) requests waiting or running at the gateway (--max-client-requests); wait for their replies before sending more")
+            return
+        }
+        clientRequests[address.identity, default: 0] += 1
         let request = PendingRequest(
             id: nextRequestID, client: address, envelopeID: envelopeID, command: command, service: service,
             body: body, acceptedAt: clock.now, timeout: timeout, retrySafe: retrySafe)
@@ -202,8 +219,14 @@ final class Broker {
     func handleWorker(_ frames: [Data], permit: WorkerPermit? = nil) {
         guard frames.count >= 2, let identity = frames.first else { return }
         guard let message = Majordomo.WorkerMessage(frames: frames[1...]) else {
-            logger.warning("malformed message on the worker socket", metadata: ["frames": "\(frames.count - 1)"])
-            if workers[identity] != nil { removeWorker(identity, reason: "sent a malformed message", notify: true) }
+            // A registered worker that breaks the protocol is news; a stranger's garbage, repeated
+            // at will, would only flood the log.
+            if workers[identity] != nil {
+                logger.warning("malformed message on the worker socket", metadata: ["frames": "\(frames.count - 1)"])
+                removeWorker(identity, reason: "sent a malformed message", notify: true)
+            } else {
+                logger.debug("malformed message on the worker socket", metadata: ["frames": "\(frames.count - 1)"])
+            }
             return
         }
         let now = clock.now
@@ -227,7 +250,7 @@ final class Broker {
                 return
             }
             workers[identity] = WorkerRecord(identity: identity, service: service, capacity: capacity, expiry: now + configuration.workerExpiry)
-            services[service, default: ServiceRecord(name: service)].liveWorkers += 1
+            services[service, default: ServiceRecord(name: service, now: now)].liveWorkers += 1
             services[service]!.members.append(identity)
             metrics.service(service).liveWorkers.record(services[service]!.liveWorkers)
             logger.info("worker joined", metadata: ["service": "\(service)", "workers": "\(services[service]!.liveWorkers)"])
@@ -248,7 +271,7 @@ final class Broker {
                 return
             }
             workers[identity]!.held.remove(at: index)
-            if let request = requests.removeValue(forKey: holding) {
+            if let request = forget(holding) {
                 deliver(request.client.frames(body), to: request.client.identity)
                 let handling = now - (request.dispatchedAt ?? now)
                 let isError = request.repliesAreTallyJSON && (body.first.map(Broker.isErrorReply) ?? true)
@@ -338,7 +361,7 @@ final class Broker {
                 requests[requestID] = request
                 services[worker.service]!.queue.prepend(requestID)
             } else {
-                requests[requestID] = nil
+                forget(requestID)
                 let why =
                     if request.retrySafe {
                         "\(request.attempts) \(worker.service) workers in a row stopped while running \(request.label)"
@@ -370,7 +393,7 @@ final class Broker {
         if !held.isEmpty { flushHeldReplies() }
         let now = clock.now
         while let due = deadlines.popDue(now) {
-            guard let request = requests.removeValue(forKey: due) else { continue }
+            guard let request = forget(due) else { continue }
             let ms = request.timeout.roundedMilliseconds
             metrics.service(request.service).deadlineExpiries.increment()
             if request.worker == nil {
@@ -393,7 +416,20 @@ final class Broker {
         for identity in Array(workers.keys) where transport.sendToWorker([identity] + Majordomo.BrokerMessage.heartbeat.frames) != .sent {
             removeWorker(identity, reason: "unreachable", notify: false)
         }
+        // The latency windows move on here, once per heartbeat, rather than per request.
+        for name in Array(services.keys) { services[name]!.recent.advance(to: now) }
         heartbeatAt = now + configuration.heartbeatInterval
+    }
+
+    /// Takes an answered request off the books, and off its client's count.
+    @discardableResult
+    private func forget(_ id: UInt64) -> PendingRequest? {
+        guard let request = requests.removeValue(forKey: id) else { return nil }
+        let client = request.client.identity
+        if let index = clientRequests.index(forKey: client) {
+            if clientRequests.values[index] > 1 { clientRequests.values[index] -= 1 } else { clientRequests.remove(at: index) }
+        }
+        return request
     }
 
     private func isRunningALiveRequest(_ worker: WorkerRecord) -> Bool {
@@ -432,6 +468,7 @@ final class Broker {
             fail(request, TallyError(.unavailable, "the gateway is shutting down; retry shortly"))
         }
         requests.removeAll()
+        clientRequests.removeAll()
         held.flushForShutdown(transport.sendToClient)
         for identity in workers.keys {
             _ = transport.sendToWorker([identity] + Majordomo.BrokerMessage.disconnect.frames)
@@ -507,6 +544,7 @@ extension ServiceRecord {
         served += 1
         handled += 1
         handlingTime += handling
+        recent.record(handling)
         if error { errors += 1 }
     }
 

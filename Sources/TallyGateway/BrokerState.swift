@@ -72,8 +72,13 @@ struct ServiceRecord {
     var errors = 0
     var handlingTime: Duration = .zero
     var handled = 0
+    /// Handling times of the last minute or so, for percentiles.
+    var recent: RecentLatency
 
-    init(name: String) { self.name = name }
+    init(name: String, now: ContinuousClock.Instant) {
+        self.name = name
+        recent = RecentLatency(now: now)
+    }
 
     var meanHandlingMilliseconds: Double {
         guard handled > 0 else { return 0 }

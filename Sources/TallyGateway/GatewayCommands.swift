@@ -46,12 +46,16 @@ extension Broker {
         var busy: [String: Int] = [:]
         for worker in workers.values where !worker.held.isEmpty { busy[worker.service, default: 0] += 1 }
         let rows = services.values.sorted { $0.name < $1.name }.map { service in
-            ServicesReport.Row(
+            let recent = service.recent.percentiles()
+            return ServicesReport.Row(
                 name: service.name, workers: service.liveWorkers, busy: busy[service.name] ?? 0,
                 queued: service.queue.count, requests: service.served, errors: service.errors,
-                meanHandlingMs: (service.meanHandlingMilliseconds * 1000).rounded() / 1000)
+                meanHandlingMs: (service.meanHandlingMilliseconds * 1000).rounded() / 1000,
+                recent: ServicesReport.Recent(requests: recent.requests, p50Ms: recent.p50, p90Ms: recent.p90, p99Ms: recent.p99))
         }
-        return ServicesReport(services: rows, uptimeMs: (clock.now - startedAt).roundedMilliseconds)
+        return ServicesReport(
+            services: rows, uptimeMs: (clock.now - startedAt).roundedMilliseconds,
+            recentWindowMs: RecentLatency.window.roundedMilliseconds)
     }
 }
 
@@ -69,31 +73,61 @@ struct MMIAnswer: Encodable {
     let code: String
 }
 
-/// `system.services`: the operator's view of each service.
-struct ServicesReport: Encodable {
-    struct Row: Encodable {
-        let name: String
+/// `system.services`: the operator's view of each service. Public and decodable for the clients
+/// that read it (`tally status`).
+public struct ServicesReport: Codable, Sendable {
+    public struct Row: Codable, Sendable {
+        public let name: String
         /// Live workers: registered and heartbeating.
-        let workers: Int
-        let busy: Int
-        let queued: Int
+        public let workers: Int
+        public let busy: Int
+        public let queued: Int
         /// Requests answered by a worker.
-        let requests: Int
+        public let requests: Int
         /// Error replies, from workers or from the gateway on the service's behalf.
-        let errors: Int
-        let meanHandlingMs: Double
+        public let errors: Int
+        public let meanHandlingMs: Double
+        public let recent: Recent
 
         enum CodingKeys: String, CodingKey {
-            case name, workers, busy, queued, requests, errors
+            case name, workers, busy, queued, requests, errors, recent
             case meanHandlingMs = "mean_handling_ms"
         }
     }
 
-    let services: [Row]
-    let uptimeMs: Int
+    /// Requests a worker answered within the recent window, and percentiles of their handling
+    /// times (null while there are none): what the mean since start hides, a slow tail now.
+    public struct Recent: Codable, Sendable {
+        public let requests: Int
+        public let p50Ms: Double?
+        public let p90Ms: Double?
+        public let p99Ms: Double?
+
+        enum CodingKeys: String, CodingKey {
+            case requests
+            case p50Ms = "p50_ms"
+            case p90Ms = "p90_ms"
+            case p99Ms = "p99_ms"
+        }
+
+        // Written by hand so that a missing percentile is `null`, not left out.
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(requests, forKey: .requests)
+            try container.encode(p50Ms, forKey: .p50Ms)
+            try container.encode(p90Ms, forKey: .p90Ms)
+            try container.encode(p99Ms, forKey: .p99Ms)
+        }
+    }
+
+    public let services: [Row]
+    public let uptimeMs: Int
+    /// How far back `recent` reaches at most.
+    public let recentWindowMs: Int
 
     enum CodingKeys: String, CodingKey {
         case services
         case uptimeMs = "uptime_ms"
+        case recentWindowMs = "recent_window_ms"
     }
 }

@@ -21,6 +21,10 @@ public struct GatewayConfiguration: Sendable {
     /// Requests a service may have waiting for a worker; past it new ones are refused with
     /// `resource_exhausted` at once, so a flood while workers are down cannot exhaust memory.
     public var maximumQueueDepth: Int
+    /// Requests one client (one connection) may have accepted and not yet answered, waiting or
+    /// running, across all services; past it that client alone is refused with
+    /// `resource_exhausted`, so one client flooding a service cannot fill its queue for the others.
+    public var maximumClientRequests: Int
     /// Replies the gateway holds for one client whose receive queue is full (it reads slower than it
     /// is answered). Past this many, its new requests are not accepted until it reads again.
     public var maximumHeldReplies: Int
@@ -45,6 +49,7 @@ public struct GatewayConfiguration: Sendable {
         defaultDeadline: Duration = .seconds(5),
         maximumAttempts: Int = 3,
         maximumQueueDepth: Int = 10_000,
+        maximumClientRequests: Int = 1000,
         maximumHeldReplies: Int = 200_000,
         drainTimeout: Duration = .seconds(5),
         catalog: CommandCatalog = CommandCatalog(CommandCatalog.gateway),
@@ -58,6 +63,7 @@ public struct GatewayConfiguration: Sendable {
         self.defaultDeadline = defaultDeadline
         self.maximumAttempts = maximumAttempts
         self.maximumQueueDepth = maximumQueueDepth
+        self.maximumClientRequests = maximumClientRequests
         self.maximumHeldReplies = maximumHeldReplies
         self.drainTimeout = drainTimeout
         self.catalog = catalog

@@ -8,9 +8,17 @@ import TallyWorker
 ///
 /// A caller lists only their own alerts (those whose `owner` is their user id); an admin may ask
 /// for everyone's with `all_owners`.
+///
+/// `alerts.status` (how far behind the notifier is) is open to anyone, like the gateway's
+/// `system.services`, which it completes for `tally status`: it holds counts of events and the
+/// highest alert number, nothing of any person, so an operator needs no login to see it. (Who may
+/// reach the gateway at all is CURVE's client allowlist.)
 public struct AlertsService: ServiceHandler {
     public static let table = CommandTable<NotifierStore>("alerts") { table in
         table.query("alerts.list", access: .user, "Your stored alerts after a sequence, by kind, a page at a time.", AlertsService.list)
+        table.query(
+            "alerts.status", access: .open, "How far the notifier has handled each service's events, and the last alert.",
+            AlertsService.status)
     }
 
     static let defaultLimit = 100
@@ -43,5 +51,11 @@ public struct AlertsService: ServiceHandler {
                 field: args.field("all_owners"))
         }
         return try store.alerts(after: Int64(after), kind: kind, owner: allOwners ? nil : owner, limit: limit)
+    }
+
+    /// `alerts.status`: each source's handled and known sequences, and the last alert stored.
+    static func status(_ args: Arguments, _ context: RequestContext, _ store: NotifierStore) throws -> NotifierStatus {
+        try args.allowOnly([])
+        return try store.status()
     }
 }

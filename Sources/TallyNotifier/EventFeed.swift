@@ -79,9 +79,16 @@ public struct GatewayEventFeed: EventFeed {
         }
         let args: JSONValue = ["after": .integer(after), "limit": .integer(Int64(limit))]
         let result: JSONValue
+        let token = try accessToken()
         do {
-            result = try call("\(service).events", args, token: try accessToken())
+            result = try call("\(service).events", args, token: token)
         } catch EventFeedError.refused(let error) where error.code == .unauthenticated {
+            // Asked without a token because no identity worker was live to trade the service token
+            // at, as at a start before the workers have registered: that passes by itself.
+            if credentials != nil, token == nil {
+                throw EventFeedError.refused(TallyError(
+                    .unavailable, "no live identity worker to trade the notifier's service token at, and \(service).events needs a token"))
+            }
             // The access token expired or was refused: trade for a new one next time.
             credentials?.forget()
             throw EventFeedError.refused(error)

@@ -32,7 +32,7 @@ public final class EventProcessor {
     let patience: Duration
 
     private let clock = ContinuousClock()
-    private let metrics: NotifierMetrics
+    let metrics: NotifierMetrics
     private var backoff: [String: (until: ContinuousClock.Instant, delay: Duration)] = [:]
     /// Since when each source's catch-up has failed, and whether that has been warned about.
     private var failing: [String: (since: ContinuousClock.Instant, warned: Bool)] = [:]
@@ -85,6 +85,9 @@ public final class EventProcessor {
             while true {
                 let page = try feed.events(service: source, after: after, limit: pageSize)
                 metrics.sourceHas(source, sequence: page.lastSequence)
+                // Written only when there is something to catch up on, so the periodic check of
+                // a source with nothing new writes nothing.
+                if page.lastSequence > after { try store.sourceHas(source, upTo: page.lastSequence) }
                 for event in page.events.sorted(by: { $0.sequence < $1.sequence }) { handle(event) }
                 guard let last = page.events.map(\.sequence).max(), last > after, last < page.lastSequence else { break }
                 after = last
@@ -117,12 +120,19 @@ public final class EventProcessor {
             case .duplicate:
                 logger.debug("duplicate event ignored", metadata: ["id": "\(event.id)", "type": "\(event.type)"])
             case .handled(let alerts):
-                metrics.handled(event.service, sequence: event.sequence)
+                metrics.handled(event.service, sequence: event.sequence, time: event.time)
                 publish(NotifierTopic.event(event.type), event.encoded())
+                // The request that caused the event, so its log lines join the gateway's and the worker's.
+                let requestID = event.requestID ?? ""
+                logger.debug(
+                    "event handled",
+                    metadata: ["request_id": "\(requestID)", "type": "\(event.type)", "sequence": "\(event.sequence)", "alerts": "\(alerts.count)"])
                 for alert in alerts {
                     metrics.alert(kind: alert.kind)
                     publish(alert.topic, alert.encoded())
-                    logger.info("alert", metadata: ["sequence": "\(alert.sequence)", "kind": "\(alert.kind)", "owner": "\(alert.owner)"])
+                    logger.info(
+                        "alert",
+                        metadata: ["sequence": "\(alert.sequence)", "kind": "\(alert.kind)", "owner": "\(alert.owner)", "request_id": "\(requestID)"])
                 }
             }
         } catch {

@@ -21,6 +21,15 @@ public struct NotifierConfiguration: Sendable {
     public var heartbeatInterval: Duration
     /// Messages the SUB socket queues before dropping (the periodic check fetches what is dropped).
     public var receiveHighWaterMark: Int32
+    /// The largest event frame the inlet takes; a publisher that sends a larger one is disconnected
+    /// by libzmq (ZMQ_MAXMSGSIZE) before the frame is buffered. Events are a few hundred bytes.
+    public var maximumEventBytes: Int64
+    /// Messages the outlet queues for each subscriber; past it, PUB drops that subscriber's alerts
+    /// (it catches up by sequence), so a slow reader costs at most this many messages of memory.
+    public static let alertSendHighWaterMark: Int32 = 100_000
+    /// The largest message the outlet takes from a subscriber (its subscriptions, topic prefixes);
+    /// a larger one disconnects that subscriber.
+    public static let maximumSubscriptionBytes: Int64 = 64 << 10
     /// Services whose events the periodic check asks for (those with a `<service>.events`
     /// command), besides every service an event has already come from.
     public var eventSources: [String]
@@ -36,7 +45,7 @@ public struct NotifierConfiguration: Sendable {
         eventsEndpoint: String = "tcp://127.0.0.1:5557", alertsEndpoint: String = "tcp://127.0.0.1:5558",
         frontendEndpoint: String = "tcp://127.0.0.1:5555", catchUpInterval: Duration = .seconds(5),
         catchUpTimeout: Duration = .seconds(2), heartbeatInterval: Duration = .seconds(1),
-        receiveHighWaterMark: Int32 = 100_000, eventSources: [String] = [], serviceToken: String? = nil,
+        receiveHighWaterMark: Int32 = 100_000, maximumEventBytes: Int64 = 1 << 20, eventSources: [String] = [], serviceToken: String? = nil,
         curve: CurveClientKeys? = nil
     ) {
         self.eventsEndpoint = eventsEndpoint
@@ -46,6 +55,7 @@ public struct NotifierConfiguration: Sendable {
         self.catchUpTimeout = catchUpTimeout
         self.heartbeatInterval = heartbeatInterval
         self.receiveHighWaterMark = receiveHighWaterMark
+        self.maximumEventBytes = maximumEventBytes
         self.eventSources = eventSources
         self.serviceToken = serviceToken
         self.curve = curve
@@ -90,6 +100,7 @@ public struct NotifierService: Service {
         defer { inlet.close() }
         try inlet.setLinger(milliseconds: 0)
         try inlet.setHighWaterMarks(send: 1000, receive: configuration.receiveHighWaterMark)
+        try inlet.setMaxMessageSize(configuration.maximumEventBytes)
         try inlet.subscribe()
         if let curve = configuration.curve { try inlet.serveCurve(CurveServerKeys(keys: curve.keys, domain: CurveRole.worker.domain)) }
         try inlet.bind(configuration.eventsEndpoint)
@@ -98,8 +109,12 @@ public struct NotifierService: Service {
         defer { outlet.close() }
         // A little linger so the last alerts reach subscribers on a clean stop.
         try outlet.setLinger(milliseconds: 200)
-        try outlet.setHighWaterMarks(send: 100_000, receive: 1000)
+        try outlet.setHighWaterMarks(send: NotifierConfiguration.alertSendHighWaterMark, receive: 1000)
+        try outlet.setMaxMessageSize(NotifierConfiguration.maximumSubscriptionBytes)
         if let curve = configuration.curve { try outlet.serveCurve(CurveServerKeys(keys: curve.keys, domain: CurveRole.subscriber.domain)) }
+        // Counts the outlet's subscribers for the metrics; PUB itself cannot say.
+        let subscribers = try ConnectionMonitor(watching: outlet, context: context)
+        defer { subscribers.close() }
         try outlet.bind(configuration.alertsEndpoint)
         readiness.ready("notifier taking events on \(configuration.eventsEndpoint), publishing alerts on \(configuration.alertsEndpoint)")
 
@@ -132,10 +147,14 @@ public struct NotifierService: Service {
         while !stop.isFired {
             var poller = ZMQPoller()
             let inletIndex = poller.add(inlet)
+            let subscribersIndex = poller.add(subscribers.socket)
             poller.add(fileDescriptor: stop.fileDescriptor)
             let wait = max(.zero, min(nextCheck, nextHeartbeat) - clock.now)
             try poller.poll(timeout: wait)
             if stop.isFired { break }
+            if poller.isReadable(subscribersIndex), try subscribers.update() {
+                processor.metrics.subscriberConnections(subscribers.count)
+            }
             if poller.isReadable(inletIndex) {
                 // Drain what is queued, but not forever, so timers still run under a flood.
                 var budget = 1000

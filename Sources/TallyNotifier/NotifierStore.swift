@@ -118,7 +118,33 @@ public final class NotifierStore: Sendable {
         }
     }
 
-    /// Every source the notifier has handled an event of.
+    /// Records that `source` has events up to `sequence` (its feed said so; the column is
+    /// `last_seen_sequence`, which handling an event also moves), so that
+    /// `alerts.status` shows how far behind the notifier is while it catches up, and after, if
+    /// some of them cannot be handled. Never moves the number back.
+    public func sourceHas(_ source: String, upTo sequence: Int64) throws {
+        try engine.write { session in
+            try session.execute("INSERT INTO source_progress (source) VALUES (\(source)) ON CONFLICT (source) DO NOTHING")
+            try session.execute("""
+                UPDATE source_progress SET last_seen_sequence = \(sequence)
+                WHERE source = \(source) AND last_seen_sequence < \(sequence)
+                """)
+        }
+    }
+
+    /// `alerts.status`: every source's progress and the last alert, read in one snapshot.
+    public func status() throws -> NotifierStatus {
+        try engine.read { session in
+            let rows = try session.fetchAll("SELECT source, last_sequence, last_seen_sequence FROM source_progress ORDER BY source")
+            let sources = try rows.map { row in
+                NotifierStatus.Source(
+                    service: try row["source"], handledThrough: try row["last_sequence"], newestKnown: try row["last_seen_sequence"])
+            }
+            return NotifierStatus(sources: sources, lastAlertSequence: try Self.lastAlertSequence(session))
+        }
+    }
+
+    /// Every source the notifier has handled or heard of an event of.
     public func knownSources() throws -> [String] {
         try engine.read { session in try session.fetchValues("SELECT source FROM source_progress ORDER BY source", as: String.self) }
     }

@@ -23,9 +23,19 @@ public struct CloudEvent: Codable, Sendable, Equatable {
     public var datacontenttype: String?
     public var sequence: Int64
     public var data: JSONValue
+    /// The `id` of the request whose change recorded the event (a CloudEvents extension
+    /// attribute, `requestid`), so one request can be followed from the gateway to its events and
+    /// alerts; absent when the request had none or the change was the service's own.
+    public var requestID: String?
+
+    enum CodingKeys: String, CodingKey {
+        case specversion, id, source, type, time, subject, datacontenttype, sequence, data
+        case requestID = "requestid"
+    }
 
     public init(
-        id: String, source: String, type: String, time: String, subject: String? = nil, sequence: Int64, data: JSONValue
+        id: String, source: String, type: String, time: String, subject: String? = nil, sequence: Int64, data: JSONValue,
+        requestID: String? = nil
     ) {
         specversion = "1.0"
         self.id = id
@@ -36,6 +46,7 @@ public struct CloudEvent: Codable, Sendable, Equatable {
         datacontenttype = "application/json"
         self.sequence = sequence
         self.data = data
+        self.requestID = requestID
     }
 
     /// The service whose sequence this event carries: `source` without `tally/`, else the first

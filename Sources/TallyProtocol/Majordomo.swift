@@ -45,6 +45,11 @@ public enum Majordomo {
     /// The most requests a worker may hold at once (`WorkerMessage.ready`'s capacity).
     public static let maximumCapacity = 1000
 
+    /// The most body frames a request or reply may carry. 7/MDP sets no bound, but a message of a
+    /// million empty frames costs the reader a million allocations; Tally's own bodies are one
+    /// frame, and other services' clients get room to spare. Past it a message is malformed.
+    public static let maximumBodyFrames = 64
+
     /// A message a worker sent to the broker, as a DEALER would put it (no identity frame).
     public enum WorkerMessage: Equatable, Sendable {
         /// 7/MDP's READY, and Tally's one extension of it: an optional frame after the service name,
@@ -78,7 +83,8 @@ public enum Majordomo {
                 self = .ready(service: name, capacity: capacity)
             case .reply:
                 // client address, empty delimiter, body frames
-                guard frames.count >= 3, frames[frames.startIndex + 1].isEmpty else { return nil }
+                guard frames.count >= 3, frames.count - 2 <= Majordomo.maximumBodyFrames, frames[frames.startIndex + 1].isEmpty
+                else { return nil }
                 self = .reply(client: frames.first!, body: Array(frames.dropFirst(2)))
             case .heartbeat:
                 guard frames.isEmpty else { return nil }
@@ -116,10 +122,14 @@ public enum Majordomo {
             else { return nil }
             switch command {
             case .request:
-                guard frames.count >= 6, frames[4].isEmpty else { return nil }
+                guard frames.count >= 6, frames.count - 5 <= Majordomo.maximumBodyFrames, frames[4].isEmpty else { return nil }
                 self = .request(client: frames[3], body: Array(frames[5...]))
-            case .heartbeat: self = .heartbeat
-            case .disconnect: self = .disconnect
+            case .heartbeat:
+                guard frames.count == 3 else { return nil }
+                self = .heartbeat
+            case .disconnect:
+                guard frames.count == 3 else { return nil }
+                self = .disconnect
             default: return nil
             }
         }

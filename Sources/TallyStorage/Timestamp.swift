@@ -12,4 +12,11 @@ public enum Timestamp {
         let fraction = String(milliseconds % 1000)
         return whole.dropLast() + "." + String(repeating: "0", count: 3 - fraction.count) + fraction + "Z"
     }
+
+    /// The milliseconds of an RFC 3339 time, with or without fractional seconds; nil if it is not one.
+    public static func milliseconds(rfc3339 text: String) -> Int64? {
+        let date = (try? Date.ISO8601FormatStyle(includingFractionalSeconds: true).parse(text))
+            ?? (try? Date.ISO8601FormatStyle().parse(text))
+        return date.map { Int64(($0.timeIntervalSince1970 * 1000).rounded()) }
+    }
 }

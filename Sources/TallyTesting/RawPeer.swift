@@ -5,14 +5,15 @@ import ZeroMQ
 /// clients and workers written from the frame layout). Each runs on a thread of its own.
 public enum RawPeer {
     /// Connects a socket of `type`, sends `frames`, and returns the first message received within
-    /// `timeout`, or nil if none came.
+    /// `timeout`, or nil if none came. With `curve`, the socket is a CURVE client with those keys.
     public static func exchange(
         _ frames: [Data], type: SocketType = .dealer, endpoint: String, context: ZMQContext,
-        timeout: Duration = .seconds(5)
+        timeout: Duration = .seconds(5), curve: CurveClientKeys? = nil
     ) async throws -> [Data]? {
         try await DedicatedThread.run(name: "raw-peer") {
             let socket = try ZMQSocket(context: context, type: type)
             defer { socket.close() }
+            if let curve { try socket.useCurve(curve) }
             try socket.connect(endpoint)
             try socket.send(frames)
             var poller = ZMQPoller()

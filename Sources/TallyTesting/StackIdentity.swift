@@ -64,9 +64,11 @@ extension TallyStack {
         try await runToCompletion(launch("service-token", ["identity", "service-token", name, "--out", file, "--data-dir", dataDirectory]))
     }
 
+    /// The bound is a guard against a hang, not a measure: a one-shot command on a machine whose
+    /// cores are all busy can take a minute.
     private func runToCompletion(_ process: TallyProcess) async throws {
-        guard await process.waitForExit(timeout: .seconds(60)), process.exitStatus == 0 else {
-            throw StackError.refused(command: process.arguments.joined(separator: " "), reply: process.log)
+        guard await process.waitForExit(timeout: .seconds(180)), process.exitStatus == 0 else {
+            throw StackError.refused(command: process.arguments.joined(separator: " "), reply: "\(process.summary)\n\(process.log)")
         }
     }
 }

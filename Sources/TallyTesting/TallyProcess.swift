@@ -41,8 +41,16 @@ public final class TallyProcess: @unchecked Sendable {
         let log = try FileHandle(forWritingTo: logFile)
         process.standardOutput = log
         process.standardError = log
-        let stdin = input.map { _ in Pipe() }
-        process.standardInput = stdin ?? FileHandle.nullDevice
+        // Standard input from a file, not a Pipe: after spawning, Foundation closes a Pipe's child
+        // end with `try! close()`, which a signal arriving at that moment (EINTR) turned into a
+        // crash of the whole test process.
+        if let input {
+            let inputFile = logFile.appendingPathExtension("stdin")
+            try input.write(to: inputFile)
+            process.standardInput = try FileHandle(forReadingFrom: inputFile)
+        } else {
+            process.standardInput = FileHandle.nullDevice
+        }
         let listener = listener
         process.terminationHandler = { process in
             // Read what the child sent before it died first, so a READY just before an exit counts.
@@ -54,10 +62,6 @@ public final class TallyProcess: @unchecked Sendable {
         } catch {
             listener.close()
             throw error
-        }
-        if let stdin, let input {
-            try stdin.fileHandleForWriting.write(contentsOf: input)
-            try stdin.fileHandleForWriting.close()
         }
     }
 

@@ -56,7 +56,12 @@ public final class TallyStack: @unchecked Sendable {
     private var counter = 0
 
     /// The `tally` executable: `TALLY_EXECUTABLE`, or the one built beside the test bundle.
-    public static var executable: URL {
+    ///
+    /// Worked out once: every launch used to ask `Bundle.main` and build the URL again, from
+    /// dozens of tests at once, and one full run crashed reading freed memory inside
+    /// `URL.appendingPathComponent` there. One answer, computed once under Swift's lazy-global
+    /// lock, is also all a run needs.
+    public static let executable: URL = {
         if let path = ProcessInfo.processInfo.environment["TALLY_EXECUTABLE"] { return URL(fileURLWithPath: path) }
         let testBinary = URL(fileURLWithPath: Bundle.main.executablePath ?? CommandLine.arguments[0])
         var directory = testBinary.deletingLastPathComponent()
@@ -67,7 +72,7 @@ public final class TallyStack: @unchecked Sendable {
             directory.deleteLastPathComponent()
         }
         return directory.appendingPathComponent("tally")
-    }
+    }()
 
     public init(options: Options = Options()) throws {
         self.options = options

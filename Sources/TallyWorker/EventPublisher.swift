@@ -1,6 +1,7 @@
 import DequeModule
 import Foundation
 import Logging
+import Metrics
 import ServiceLifecycle
 import TallyProtocol
 import TallyStorage
@@ -13,6 +14,10 @@ import ZeroMQ
 /// so the socket never leaves its thread. Each message is two frames, `[type, CloudEvent JSON]`,
 /// so subscribers filter by topic prefix. Publishing is best effort: what a crash or a full queue
 /// loses, subscribers recover from the service's outbox with `<service>.events`.
+///
+/// Metrics: `tally_events_pending{service}`, events committed and not yet handed to the socket
+/// (growing means the publisher cannot keep up), and `tally_events_dropped_total{service}`, events
+/// dropped because the queue was full (subscribers fetch them from the outbox).
 public final class EventPublisher: EventSink, Service, @unchecked Sendable {
     public let endpoint: String
     private let context: ZMQContext
@@ -23,20 +28,32 @@ public final class EventPublisher: EventSink, Service, @unchecked Sendable {
     private var queue: Deque<CloudEvent> = []
     /// Events held while nothing drains them; beyond this the oldest are dropped (the outbox keeps them).
     private let capacity = 100_000
+    private let pending: Gauge
+    private let dropped: Counter
 
-    /// - Parameter curve: the worker's key pair and the notifier's public key, when the notifier runs CURVE.
-    public init(endpoint: String, context: ZMQContext, logger: Logger, curve: CurveClientKeys? = nil) {
+    /// - Parameters:
+    ///   - service: the service whose events these are, for the metrics.
+    ///   - curve: the worker's key pair and the notifier's public key, when the notifier runs CURVE.
+    public init(service: String, endpoint: String, context: ZMQContext, logger: Logger, curve: CurveClientKeys? = nil) {
         self.endpoint = endpoint
         self.curve = curve
         self.context = context
         self.logger = logger
+        pending = Gauge(label: "tally_events_pending", dimensions: [("service", service)])
+        dropped = Counter(label: "tally_events_dropped_total", dimensions: [("service", service)])
+        pending.record(0)
     }
 
     public func publish(_ events: [CloudEvent]) {
-        lock.withLock {
+        // The gauge is set under the lock, so it follows the queue's order of changes.
+        let overflow = lock.withLock {
             queue.append(contentsOf: events)
-            if queue.count > capacity { queue.removeFirst(queue.count - capacity) }
+            let overflow = max(0, queue.count - capacity)
+            if overflow > 0 { queue.removeFirst(overflow) }
+            pending.record(queue.count)
+            return overflow
         }
+        if overflow > 0 { dropped.increment(by: overflow) }
         wakeup.signal()
     }
 
@@ -62,6 +79,7 @@ public final class EventPublisher: EventSink, Service, @unchecked Sendable {
             wakeup.drain()
             let batch: [CloudEvent] = lock.withLock {
                 defer { queue.removeAll() }
+                if !queue.isEmpty { pending.record(0) }
                 return Array(queue)
             }
             for event in batch {

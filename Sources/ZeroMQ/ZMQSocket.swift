@@ -109,6 +109,14 @@ public final class ZMQSocket {
         try setInt(ZMQ_RCVHWM, receive)
     }
 
+    /// Starts libzmq's socket monitor: the socket reports the `events` (a mask of `ZMQ_EVENT_*`)
+    /// as two-frame messages on a PAIR socket it binds at `endpoint` (`inproc://...`).
+    public func startMonitor(_ endpoint: String, events: Int32) throws {
+        guard zmq_socket_monitor(try live("zmq_socket_monitor"), endpoint, events) == 0 else {
+            throw ZMQError.last("zmq_socket_monitor \(endpoint)")
+        }
+    }
+
     // MARK: Messages
 
     /// Sends all frames as one multipart message. Returns `false` when `dontWait` is set and the

@@ -193,7 +193,7 @@ struct ExampleExchange: Sendable {
 enum VaryingFields {
     static let byCommand: [String: Set<String>] = [
         "system.ping": ["uptime_ms"],
-        "system.services": ["uptime_ms", "requests", "errors", "mean_handling_ms"],
+        "system.services": ["uptime_ms", "requests", "errors", "mean_handling_ms", "recent"],
         "accounts.create": ["created_at", "updated_at"],
         "accounts.list": ["created_at", "updated_at"],
         "accounts.get": ["created_at", "updated_at"],

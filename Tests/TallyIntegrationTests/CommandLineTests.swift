@@ -53,7 +53,9 @@ import Testing
         ]
         let up = try stack.launch(
             "up",
-            ["up", "--frontend", stack.frontend, "--backend", stack.backend, "--data-dir", dataDir, "--heartbeat-ms", "200", "--admin", "olga"],
+            ["up", "--frontend", stack.frontend, "--backend", stack.backend, "--data-dir", dataDir, "--heartbeat-ms", "200",
+             // 5 s of silence before a worker counts as dead: a loaded machine can pause a process for 600 ms.
+             "--liveness", "25", "--admin", "olga"],
             environment: notifierEndpoints)
         do {
             // tally up is ready when every child is: the gateway bound, each worker registered.

@@ -16,8 +16,9 @@ import ZeroMQ
     /// hold its replies rather than drop them. Bodies are three frames, one binary, one empty.
     @Test func anAsynchronousClientGetsEveryReplyToManyRequestsInFlight() async throws {
         var options = TallyStack.Options()
-        // Every request waits for a worker at once; none may be refused for the queue's length.
-        options.gatewayArguments = ["--max-queue-depth", "100000", "--default-deadline-ms", "120000"]
+        // Every request waits for a worker at once; none may be refused for the queue's length,
+        // nor for the one client having that many waiting.
+        options.gatewayArguments = ["--max-queue-depth", "100000", "--max-client-requests", "100000", "--default-deadline-ms", "120000"]
         try await TallyStack.with(options) { stack in
             let workers = [try await stack.rawWorker("my-echo", .echo), try await stack.rawWorker("my-echo", .echo, expectWorkers: 2)]
             let count = 20_000

@@ -40,6 +40,11 @@ import ZeroMQ
                 Data(), Data("MDPC01".utf8), Data("shopping".utf8), Data(#"{"command":"calc.tip"}"#.utf8),
             ])
             #expect(try errorReply(mismatch)?.field == "command")
+            // More body frames than any 7/MDP request may carry: refused before they are read.
+            let manyFrames = try await exchange(
+                [Data(), Data("MDPC01".utf8), Data("my-echo".utf8)] + Array(repeating: Data(), count: Majordomo.maximumBodyFrames + 1))
+            #expect(manyFrames?.prefix(5) == [Data(), Data("MDPC01".utf8), Data("my-echo".utf8), Majordomo.gatewayErrorMarker, Data("invalid_argument".utf8)])
+            #expect(manyFrames.map { String(decoding: $0.last!, as: UTF8.self).contains("at most \(Majordomo.maximumBodyFrames) body frames") } == true)
             // A frame over the hard cap: the connection is dropped, nothing is answered...
             let huge = try await exchange([Data(), Data(count: 2 << 20)], timeout: .milliseconds(500))
             #expect(huge == nil)

@@ -28,7 +28,7 @@ import Darwin
             let accounts = try stack.startWorker("accounts", extraArguments: ["--metrics", "\(accountsMetrics)"])
             try await calc.waitUntilReady()
             try await accounts.waitUntilReady()
-            try await stack.startNotifier(extraArguments: ["--metrics", "\(notifierMetrics)"])
+            let notifier = try await stack.startNotifier(extraArguments: ["--metrics", "\(notifierMetrics)", "--log-format", "json"])
 
             let client = try stack.client()
             let tip = try await client.call("calc.tip", ["amount": "84.00", "tip_percent": "18", "split": 3, "currency": "USD"], id: "req-tip-1")
@@ -37,9 +37,12 @@ import Darwin
             #expect(!bad.isOK)
             let created = try await client.call(
                 "accounts.create", ["name": "Wallet", "currency": "USD", "starting_balance": "10.00"],
-                idempotencyKey: "metrics-1", token: try stack.accessToken(for: "ann"))
+                id: "req-create-1", idempotencyKey: "metrics-1", token: try stack.accessToken(for: "ann"))
             #expect(created.isOK, "\(created)")
-            try await stack.publish([priceChanged(1)])
+            // The request's id travels with the event it caused...
+            let events = try await client.call("accounts.events", ["after": 0], token: try stack.accessToken(for: "ann", roles: ["service"]))
+            #expect(events.result?["events"]?.arrayValue?.first?["requestid"] == "req-create-1", "\(events)")
+            try await stack.publish([priceChanged(1, requestID: "req-buy-1")])
 
             // Every process says it is ready on /ready, as it told its supervisor.
             for address in [gatewayMetrics, calcMetrics, accountsMetrics, notifierMetrics] {
@@ -55,16 +58,31 @@ import Darwin
             #expect(calcText.contains(#"tally_worker_requests_total{service="calc",command="calc.tip",code="invalid_argument"} 1"#), "\(calcText)")
             let accountsText = try await get("/metrics", accountsMetrics).body
             #expect(accountsText.contains(#"tally_events_published_total{service="accounts"} 1"#), "\(accountsText)")
+            #expect(accountsText.contains(#"tally_events_pending{service="accounts"}"#), "\(accountsText)")
             try await stack.waitUntil("the notifier counts the alert") {
                 (try? await get("/metrics", notifierMetrics).body.contains(#"tally_notifier_alerts_total{kind="price_higher"} 1"#)) == true
             }
+            // A subscriber on the alert outlet is counted while it is connected.
+            let watch = try stack.startWatch([], token: try stack.annToken())
+            try await stack.waitUntil("the notifier counts the subscriber") {
+                (try? await get("/metrics", notifierMetrics).body.contains("tally_notifier_subscriber_connections 1")) == true
+            }
+            await watch.stop()
+            try await stack.waitUntil("the notifier sees the subscriber leave") {
+                (try? await get("/metrics", notifierMetrics).body.contains("tally_notifier_subscriber_connections 0")) == true
+            }
             let notifierText = try await get("/metrics", notifierMetrics).body
+            #expect(notifierText.contains(#"tally_notifier_event_delay_seconds_count{source="shopping"} 1"#), "\(notifierText)")
 
             let exported = Self.metricNames(inExposition: [gateway, calcText, accountsText, notifierText])
             let named = try Self.metricNamesInOps()
             #expect(!named.isEmpty)
             let missing = named.subtracting(exported)
             #expect(missing.isEmpty, "ops/ names metrics no process exports: \(missing.sorted())")
+
+            // ...and into the notifier's line about the alert it caused.
+            let notifierLines = notifier.log.split(separator: "\n").compactMap { try? JSONDecoder().decode(JSONValue.self, from: Data($0.utf8)) }
+            #expect(notifierLines.contains { $0["message"] == "alert" && $0["request_id"] == "req-buy-1" }, "\(notifier.log)")
 
             // A JSON log line about a request carries its id and command.
             let lines = calc.log.split(separator: "\n").compactMap { try? JSONDecoder().decode(JSONValue.self, from: Data($0.utf8)) }

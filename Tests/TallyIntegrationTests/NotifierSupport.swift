@@ -83,8 +83,11 @@ func watchedAlerts(_ process: TallyProcess) -> [JSONValue] {
 func sequences(_ alerts: [JSONValue]) -> [Int64] { alerts.compactMap { $0["sequence"]?.intValue } }
 
 /// A `shopping.price_changed` event as the shopping service publishes it, for `owner`'s purchase.
-func priceChanged(_ sequence: Int64, item: String = "Milk", id: String? = nil, direction: String = "higher", owner: String = "ann") -> JSONValue {
-    [
+func priceChanged(
+    _ sequence: Int64, item: String = "Milk", id: String? = nil, direction: String = "higher", owner: String = "ann",
+    requestID: String? = nil
+) -> JSONValue {
+    var event: JSONValue = [
         "specversion": "1.0", "id": .string(id ?? "evt-\(item.lowercased())-\(sequence)"), "source": "tally/shopping",
         "type": "shopping.price_changed", "time": "2026-11-21T10:00:00.000Z", "subject": .string("\(owner)/item-1"),
         "datacontenttype": "application/json", "sequence": .integer(sequence),
@@ -93,6 +96,11 @@ func priceChanged(_ sequence: Int64, item: String = "Milk", id: String? = nil, d
             "direction": .string(direction),
         ],
     ]
+    if let requestID, case .object(var fields) = event {
+        fields["requestid"] = .string(requestID)
+        event = .object(fields)
+    }
+    return event
 }
 
 /// A service's stored events, served as `<service>.events` by a raw MDP worker in the test.

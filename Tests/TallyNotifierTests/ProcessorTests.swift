@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import TallyNotifier
 import TallyProtocol
 import Testing
@@ -46,6 +47,38 @@ import Testing
         #expect(processor.catchUp("shopping", force: true))
         #expect(published.alerts.map(\.eventID) == ["evt-2", "evt-1"])
         #expect(try store.watermark(of: "shopping") == 2)
+    }
+
+    /// `alerts.status` during a catch-up: the feed's last sequence is recorded before the first
+    /// page is handled, so the lag is there at once and goes down event by event.
+    @Test func aCatchUpShowsItsLagGoingDownAsItHandles() throws {
+        let store = try makeStore()
+        let feed = FakeFeed()
+        feed.events["shopping"] = (1...3).map { priceEvent(sequence: $0) }
+        let published = Published()
+        let processor = EventProcessor(
+            store: store, feed: feed, catalogSources: ["shopping"], pageSize: 1, logger: Logger(label: "test")
+        ) { topic, _ in
+            guard topic.hasPrefix("event.") else { return }
+            let lag = try? store.status().sources.first { $0.service == "shopping" }?.lagEvents
+            published.messages.append(("lag \(lag.map(String.init) ?? "none")", Data()))
+        }
+        processor.checkAllSources()
+        #expect(published.messages.map(\.topic) == ["lag 2", "lag 1", "lag 0"])
+        #expect(try store.status() == NotifierStatus(
+            sources: [NotifierStatus.Source(service: "shopping", handledThrough: 3, newestKnown: 3)], lastAlertSequence: 3))
+    }
+
+    /// A live event past a hole the feed cannot fill yet: known, not handled in order.
+    @Test func aHoleTheFeedCannotFillShowsAsLag() throws {
+        let store = try makeStore()
+        let feed = FakeFeed()
+        feed.failing = ["shopping"]
+        let (processor, _) = makeProcessor(store: store, feed: feed)
+        processor.receive(priceEvent(sequence: 3))
+        let source = try #require(try store.status().sources.first)
+        #expect(source == NotifierStatus.Source(service: "shopping", handledThrough: 0, newestKnown: 3))
+        #expect(source.lagEvents == 3)
     }
 
     @Test func thePeriodicCheckAsksCatalogAndSeenSourcesAndPagesThrough() throws {

@@ -30,6 +30,24 @@ import Testing
         #expect(try store.knownSources() == ["shopping"])
     }
 
+    @Test func theStatusSaysHowFarEachSourceIsHandledAndWhatIsKnown() throws {
+        let store = try makeStore()
+        #expect(try store.status() == NotifierStatus(sources: [], lastAlertSequence: 0))
+        _ = try store.handle(priceEvent(sequence: 1))
+        try store.sourceHas("shopping", upTo: 4)
+        try store.sourceHas("shopping", upTo: 2)  // never back
+        try store.sourceHas("accounts", upTo: 7)
+        #expect(try store.status() == NotifierStatus(
+            sources: [
+                NotifierStatus.Source(service: "accounts", handledThrough: 0, newestKnown: 7),
+                NotifierStatus.Source(service: "shopping", handledThrough: 1, newestKnown: 4),
+            ],
+            lastAlertSequence: 1))
+        #expect(try store.status().sources.map(\.lagEvents) == [7, 3])
+        // Recording what a source has does not make it handled: the catch-up still starts at the watermark.
+        #expect(try store.watermark(of: "accounts") == 0)
+    }
+
     @Test func theAlertAndTheHandledEventCommitTogether() throws {
         // A rule whose alert cannot be stored (its data does not encode) fails the whole event:
         // neither the alert nor "handled" is kept, so a later retry is not a duplicate.

@@ -49,4 +49,19 @@ import Testing
         #expect(Majordomo.BrokerMessage(frames: [Data(), header, Data([2]), Data([1])]) == nil)
         #expect(Majordomo.BrokerMessage(frames: [Data(), header, Data([1]), Data("calc".utf8)]) == nil)
     }
+
+    @Test func messagesWithMoreFramesThanTheyCanUseAreMalformed() {
+        let limit = Majordomo.maximumBodyFrames
+        let client = Data([0, 0, 0, 1])
+        let full = Array(repeating: Data("x".utf8), count: limit)
+        let over = full + [Data()]
+        // A reply or request may carry up to the limit of body frames, not one more.
+        #expect(Majordomo.WorkerMessage(frames: Majordomo.WorkerMessage.reply(client: client, body: full).frames[...]) != nil)
+        #expect(Majordomo.WorkerMessage(frames: Majordomo.WorkerMessage.reply(client: client, body: over).frames[...]) == nil)
+        #expect(Majordomo.BrokerMessage(frames: Majordomo.BrokerMessage.request(client: client, body: full).frames) != nil)
+        #expect(Majordomo.BrokerMessage(frames: Majordomo.BrokerMessage.request(client: client, body: over).frames) == nil)
+        // The gateway's HEARTBEAT and DISCONNECT are three frames; a worker ignores longer ones.
+        #expect(Majordomo.BrokerMessage(frames: [Data(), header, Data([4]), Data("extra".utf8)]) == nil)
+        #expect(Majordomo.BrokerMessage(frames: [Data(), header, Data([5]), Data()]) == nil)
+    }
 }

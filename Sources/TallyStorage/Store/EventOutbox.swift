@@ -33,10 +33,19 @@ enum EventOutbox {
                 primaryKey: ["id"]))
             try session.execute("INSERT INTO event_counter (id, last_sequence) SELECT 1, COALESCE(MAX(sequence), 0) FROM event")
         },
+        Migration("event-request-id") { session in
+            try session.execute("ALTER TABLE event ADD COLUMN request_id TEXT")
+        },
     ]
 
+    /// The longest request id kept with an event: an id is the client's to choose, and this is a
+    /// trace, not a store for whatever a client sends.
+    static let maximumRequestIDLength = 128
+
     /// Numbers and stores `events` in the caller's transaction; returns them as CloudEvents.
-    static func append(_ events: [any DomainEvent], service: String, at now: Int64, _ session: any SQLSession) throws -> [CloudEvent] {
+    static func append(
+        _ events: [any DomainEvent], service: String, at now: Int64, requestID: String?, _ session: any SQLSession
+    ) throws -> [CloudEvent] {
         guard !events.isEmpty else { return [] }
         guard let last = try session.fetchValue(
             "UPDATE event_counter SET last_sequence = last_sequence + \(events.count) WHERE id = 1 RETURNING last_sequence",
@@ -44,27 +53,31 @@ enum EventOutbox {
         else { throw StorageFailure(location: service, detail: "the event_counter row is missing") }
         var sequence = last - Int64(events.count)
         let time = Timestamp.rfc3339(now)
+        let requestID = requestID.flatMap { $0.isEmpty ? nil : String($0.prefix(Self.maximumRequestIDLength)) }
         return try events.map { event in
             sequence += 1
             let payload = try JSONEncoder.tally.encode(event)
             let id = UUID().uuidString.lowercased()
             try session.execute(
-                "INSERT INTO event (sequence, id, type, subject, time, data) VALUES (\(sequence), \(id), \(event.type), \(event.subject), \(time), \(payload))")
+                """
+                INSERT INTO event (sequence, id, type, subject, time, data, request_id)
+                VALUES (\(sequence), \(id), \(event.type), \(event.subject), \(time), \(payload), \(requestID))
+                """)
             return CloudEvent(
                 id: id, source: "tally/\(service)", type: event.type, time: time, subject: event.subject,
-                sequence: sequence, data: try JSONDecoder().decode(JSONValue.self, from: payload))
+                sequence: sequence, data: try JSONDecoder().decode(JSONValue.self, from: payload), requestID: requestID)
         }
     }
 
     /// Events after `sequence`, oldest first, at most `limit`.
     static func events(after sequence: Int64, limit: Int, service: String, _ session: any SQLSession) throws -> [CloudEvent] {
         try session.fetchAll(
-            "SELECT sequence, id, type, subject, time, data FROM event WHERE sequence > \(sequence) ORDER BY sequence LIMIT \(limit)"
+            "SELECT sequence, id, type, subject, time, data, request_id FROM event WHERE sequence > \(sequence) ORDER BY sequence LIMIT \(limit)"
         ).map { row in
             CloudEvent(
                 id: try row["id"], source: "tally/\(service)", type: try row["type"], time: try row["time"],
                 subject: try row["subject"], sequence: try row["sequence"],
-                data: try JSONDecoder().decode(JSONValue.self, from: try row["data"] as Data))
+                data: try JSONDecoder().decode(JSONValue.self, from: try row["data"] as Data), requestID: try row["request_id"])
         }
     }
 

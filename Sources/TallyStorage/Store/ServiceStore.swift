@@ -58,7 +58,8 @@ public final class ServiceStore: Sendable {
             }
             var change = Change(session: session, now: Timestamp.now())
             let result = try body(&change)
-            let events = try EventOutbox.append(change.events, service: service, at: change.now, session)
+            let events = try EventOutbox.append(
+                change.events, service: service, at: change.now, requestID: request.requestID, session)
             if let key = request.key {
                 try IdempotencyKeys.store(
                     key, scope: request.scope, fingerprint: fingerprint, result: try JSONEncoder.tally.encode(result), now: change.now,
@@ -108,12 +109,16 @@ public struct ChangeRequest: Sendable {
     /// What the key is unique within: the command and whose data it changes, `accounts.create:ann`.
     public var scope: String
     public var fingerprint: JSONValue
+    /// The request's `id`, carried into the events the change records (their `requestid`), so one
+    /// request can be followed from the gateway to its events and alerts.
+    public var requestID: String?
 
-    public init(command: String, key: String?, scope: String, fingerprint: JSONValue) {
+    public init(command: String, key: String?, scope: String, fingerprint: JSONValue, requestID: String? = nil) {
         self.command = command
         self.key = key
         self.scope = scope
         self.fingerprint = fingerprint
+        self.requestID = requestID
     }
 
     /// The change a request asks for, on data of `owner` (a user id, a team): the args and the
@@ -121,7 +126,8 @@ public struct ChangeRequest: Sendable {
     public init(_ context: RequestContext, _ args: Arguments, owner: String) {
         self.init(
             command: context.command, key: context.idempotencyKey, scope: "\(context.command):\(owner)",
-            fingerprint: ["args": .object(args.values), "locale": context.locale.map(JSONValue.string) ?? .null])
+            fingerprint: ["args": .object(args.values), "locale": context.locale.map(JSONValue.string) ?? .null],
+            requestID: context.id)
     }
 }
 
