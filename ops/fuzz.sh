@@ -11,6 +11,7 @@
 #   --target NAME     only this target (repeatable); --list prints them
 #   --timeout S       seconds one input may take before it counts as a hang (default 10)
 #   --update-corpus   merge what the run found (and new seeds) into Fuzz/Corpus, minimized (-merge=1)
+#                     by the edges they reach
 #   --minimize        first rewrite Fuzz/Corpus/<target> as its smallest subset of equal coverage
 #   --configuration C release (default) or debug
 #   --no-build        run the last build
@@ -52,7 +53,7 @@ while [ $# -gt 0 ]; do
         --no-build) build=false; shift ;;
         --jobs) jobs=(-j "$2"); shift 2 ;;
         --list) printf '%s\n' "${targets[@]}"; exit 0 ;;
-        -h|--help) sed -n '2,21p' "$0"; exit 0 ;;
+        -h|--help) sed -n '2,22p' "$0"; exit 0 ;;
         *) echo "unknown option $1 (see --help)" >&2; exit 2 ;;
     esac
 done
@@ -71,7 +72,9 @@ if [ "$(basename "$root" | tr '[:upper:]' '[:lower:]')" = fuzz ]; then
 fi
 scratch="$root/.build-fuzz"
 bin="$scratch/$configuration"
-work="$scratch/run"
+# Each run works in a folder of its own, so that two runs (of different targets) can share a
+# build and a corpus, one per core.
+work="$scratch/run/$$"
 artifacts="$scratch/artifacts"
 
 if $build; then
@@ -88,6 +91,7 @@ fi
 
 rm -rf "$work"
 mkdir -p "$work/tmp" "$artifacts"
+trap 'rm -rf "$work"' EXIT
 python3 Fuzz/seed.py "$root" "$work"
 
 # LeakSanitizer on (less the reports in Fuzz/lsan-suppressions.txt, each shown there not to be a
@@ -104,12 +108,24 @@ export TMPDIR="$work/tmp"
 
 count_files() { find "$1" -maxdepth 1 -type f | wc -l; }
 
+# The corpus kept in the repository is merged by the code it reaches, not by how often: an input
+# joins it when it reaches an edge no other input does (-use_counters=0), not when it runs a loop
+# a new number of times. That keeps every target's corpus to a few hundred inputs at most, and
+# all of them to a few hundred KB; a run finds the counts again within seconds.
+merge=(-merge=1 -use_counters=0)
+
 # Rewrites a target's corpus (not its regressions) as the smallest subset with the same coverage.
 minimize_corpus() {
-    local target="$1" corpus="Fuzz/Corpus/$1" old="$work/old/$1"
+    # The inputs wait outside the corpus, in the artifacts (not this run's folder, so that a
+    # failed merge loses nothing), and go back through the merge.
+    local target="$1" corpus="Fuzz/Corpus/$1" old="$artifacts/$1/before-minimize"
     mkdir -p "$old"
     find "$corpus" -maxdepth 1 -type f -exec mv {} "$old/" \;
-    "$bin/$target" -merge=1 "$corpus" "$old" >"$work/$target.minimize.log" 2>&1
+    if ! "$bin/$target" "${merge[@]}" "$corpus" "$old" >"$artifacts/$target/minimize.log" 2>&1; then
+        echo "minimizing $target failed (log $artifacts/$target/minimize.log); its corpus waits in $old" >&2
+        exit 1
+    fi
+    rm -rf "$old"
 }
 
 if [ -n "$seconds" ]; then amount=(-max_total_time="$seconds"); what="$seconds s"; else amount=(-runs="$runs"); what="$runs inputs"; fi
@@ -159,7 +175,7 @@ for target in "${selected[@]}"; do
         sources=("$new")
     fi
     added="?"
-    if [ "$status" -eq 0 ] && "$bin/$target" -merge=1 "$merge_into" "${sources[@]}" >"$work/$target.merge.log" 2>&1; then
+    if [ "$status" -eq 0 ] && "$bin/$target" "${merge[@]}" "$merge_into" "${sources[@]}" >"$artifacts/$target/merge.log" 2>&1; then
         added=$(($(count_files "$merge_into") - before))
     fi
     rows+=("$(printf '%-16s %12s %9s  %-14s %s' "$target" "${inputs:-?}" "${elapsed}s" "$result" "$added")")
@@ -168,7 +184,6 @@ done
 echo
 printf '%-16s %12s %9s  %-14s %s\n' target inputs time result "new corpus entries"
 printf '%s\n' "${rows[@]}"
-rm -rf "$work/tmp"
 if [ "$failed" -ne 0 ]; then
     echo "FAILED: see the reproducers above (kept in $artifacts)"
     exit 1

@@ -24,6 +24,8 @@ enum EnvironmentDefaults {
     static var defaultDeadlineMilliseconds: Int { int("TALLY_DEFAULT_DEADLINE_MS", 5000) }
     static var maximumQueueDepth: Int { int("TALLY_MAX_QUEUE_DEPTH", 10_000) }
     static var maximumClientRequests: Int { int("TALLY_MAX_CLIENT_REQUESTS", 1000) }
+    static var maximumEventBytes: Int { int("TALLY_MAX_EVENT_BYTES", 1 << 20) }
+    static var maximumQueuedAlerts: Int { int("TALLY_MAX_QUEUED_ALERTS", 100_000) }
     static var maximumHeldReplies: Int { int("TALLY_MAX_HELD_REPLIES", 200_000) }
     static var drainTimeoutMilliseconds: Int { int("TALLY_DRAIN_TIMEOUT_MS", 5000) }
     static var eventsEndpoint: String { string("TALLY_EVENTS_ENDPOINT", "tcp://127.0.0.1:5557") }

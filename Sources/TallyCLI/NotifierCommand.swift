@@ -55,6 +55,20 @@ struct NotifierCommand: AsyncParsableCommand {
             """)
     var serviceTokenFile: String?
 
+    @Option(
+        help: """
+            The largest event, in bytes, the notifier takes; a publisher that sends a larger one is disconnected \
+            before it is read (it reconnects, and catch-up fetches what it lost). Env: TALLY_MAX_EVENT_BYTES.
+            """)
+    var maxEventBytes: Int = EnvironmentDefaults.maximumEventBytes
+
+    @Option(
+        help: """
+            Alerts and events queued for one subscriber that reads slowly; past it, that subscriber's messages are \
+            dropped (tally watch fills the gap from alerts.list). Env: TALLY_MAX_QUEUED_ALERTS.
+            """)
+    var maxQueuedAlerts: Int = EnvironmentDefaults.maximumQueuedAlerts
+
     @OptionGroup var keys: KeyOptions
 
     @OptionGroup var curve: CurveOptions
@@ -68,6 +82,11 @@ struct NotifierCommand: AsyncParsableCommand {
     func validate() throws {
         guard catchUpMs >= 10 else { throw ValidationError("--catch-up-ms must be at least 10") }
         guard catchUpTimeoutMs >= 10 else { throw ValidationError("--catch-up-timeout-ms must be at least 10") }
+        // An event of Tally's is a few hundred bytes; below 4 KiB a genuine one could be refused.
+        guard maxEventBytes >= 4096 else { throw ValidationError("--max-event-bytes must be at least 4096") }
+        guard (1...Int(Int32.max)).contains(maxQueuedAlerts) else {
+            throw ValidationError("--max-queued-alerts must be between 1 and \(Int32.max)")
+        }
     }
 
     func run() async throws {
@@ -88,6 +107,7 @@ struct NotifierCommand: AsyncParsableCommand {
         let configuration = NotifierConfiguration(
             eventsEndpoint: eventsEndpoint, alertsEndpoint: alertsEndpoint, frontendEndpoint: frontend,
             catchUpInterval: .milliseconds(catchUpMs), catchUpTimeout: .milliseconds(catchUpTimeoutMs),
+            maximumEventBytes: Int64(maxEventBytes), maximumQueuedAlerts: Int32(maxQueuedAlerts),
             eventSources: NotifierConfiguration.eventSources(in: ServiceCatalog.commands), serviceToken: serviceToken,
             curve: gatewayCurve)
         let workers = WorkerConfiguration(

@@ -24,9 +24,10 @@ public struct NotifierConfiguration: Sendable {
     /// The largest event frame the inlet takes; a publisher that sends a larger one is disconnected
     /// by libzmq (ZMQ_MAXMSGSIZE) before the frame is buffered. Events are a few hundred bytes.
     public var maximumEventBytes: Int64
-    /// Messages the outlet queues for each subscriber; past it, PUB drops that subscriber's alerts
-    /// (it catches up by sequence), so a slow reader costs at most this many messages of memory.
-    public static let alertSendHighWaterMark: Int32 = 100_000
+    /// Messages the outlet queues for each subscriber (its send high-water mark); past it, PUB
+    /// drops that subscriber's alerts (it catches up by sequence), so a slow reader costs at most
+    /// this many messages of memory.
+    public var maximumQueuedAlerts: Int32
     /// The largest message the outlet takes from a subscriber (its subscriptions, topic prefixes);
     /// a larger one disconnects that subscriber.
     public static let maximumSubscriptionBytes: Int64 = 64 << 10
@@ -45,8 +46,8 @@ public struct NotifierConfiguration: Sendable {
         eventsEndpoint: String = "tcp://127.0.0.1:5557", alertsEndpoint: String = "tcp://127.0.0.1:5558",
         frontendEndpoint: String = "tcp://127.0.0.1:5555", catchUpInterval: Duration = .seconds(5),
         catchUpTimeout: Duration = .seconds(2), heartbeatInterval: Duration = .seconds(1),
-        receiveHighWaterMark: Int32 = 100_000, maximumEventBytes: Int64 = 1 << 20, eventSources: [String] = [], serviceToken: String? = nil,
-        curve: CurveClientKeys? = nil
+        receiveHighWaterMark: Int32 = 100_000, maximumEventBytes: Int64 = 1 << 20, maximumQueuedAlerts: Int32 = 100_000,
+        eventSources: [String] = [], serviceToken: String? = nil, curve: CurveClientKeys? = nil
     ) {
         self.eventsEndpoint = eventsEndpoint
         self.alertsEndpoint = alertsEndpoint
@@ -56,6 +57,7 @@ public struct NotifierConfiguration: Sendable {
         self.heartbeatInterval = heartbeatInterval
         self.receiveHighWaterMark = receiveHighWaterMark
         self.maximumEventBytes = maximumEventBytes
+        self.maximumQueuedAlerts = maximumQueuedAlerts
         self.eventSources = eventSources
         self.serviceToken = serviceToken
         self.curve = curve
@@ -109,7 +111,7 @@ public struct NotifierService: Service {
         defer { outlet.close() }
         // A little linger so the last alerts reach subscribers on a clean stop.
         try outlet.setLinger(milliseconds: 200)
-        try outlet.setHighWaterMarks(send: NotifierConfiguration.alertSendHighWaterMark, receive: 1000)
+        try outlet.setHighWaterMarks(send: configuration.maximumQueuedAlerts, receive: 1000)
         try outlet.setMaxMessageSize(NotifierConfiguration.maximumSubscriptionBytes)
         if let curve = configuration.curve { try outlet.serveCurve(CurveServerKeys(keys: curve.keys, domain: CurveRole.subscriber.domain)) }
         // Counts the outlet's subscribers for the metrics; PUB itself cannot say.

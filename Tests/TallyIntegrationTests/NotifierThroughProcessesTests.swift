@@ -1,7 +1,9 @@
+import CZeroMQ
 import Foundation
 import TallyProtocol
 import TallyTesting
 import Testing
+import ZeroMQ
 
 /// The notifier and `tally watch` as real processes: events from a raw PUB in the test, alerts
 /// at a `tally watch --json` process, catch-up through the gateway from a raw MDP worker.
@@ -153,6 +155,46 @@ import Testing
             #expect(subscriber.received.map(\.topic) == Array(repeating: "event.pantry.item_added", count: 4))
             #expect(subscriber.received.compactMap { $0.body["sequence"]?.intValue } == [1, 2, 3, 4])
             #expect(feed.requestedAfter.first == 1, "caught up after the last sequence handled: \(feed.requestedAfter)")
+        }
+    }
+
+    /// An event over `--max-event-bytes` costs its publisher the connection and the notifier
+    /// nothing: libzmq drops the connection on reading the frame's size, before buffering it; the
+    /// publisher reconnects and its next events are alerted as usual.
+    @Test func anEventOverTheLimitDropsItsPublishersConnectionAndNothingElse() async throws {
+        try await TallyStack.with() { stack in
+            try await stack.startNotifier(extraArguments: ["--max-event-bytes", "4096"])
+            let watch = try stack.startWatch(["--since", "0"], token: try stack.annToken())
+            let oversized = try JSONEncoder.tally.encode(priceChanged(1, item: String(repeating: "M", count: 5000)))
+            let genuine = try JSONEncoder.tally.encode(priceChanged(1))
+            let (context, endpoint) = (stack.context, stack.eventsEndpoint)
+            let subscriptions = try await DedicatedThread.run(name: "test-oversized-publisher") { () throws -> Int in
+                // A verbose XPUB passes on every subscription, so the notifier's SUB subscribing
+                // again shows a new connection: the old one was dropped.
+                let socket = try ZMQSocket(context: context, type: .xpub)
+                defer { socket.close() }
+                try socket.setLinger(milliseconds: 2000)
+                try socket.setInt(ZMQ_XPUB_VERBOSE, 1)
+                try socket.connect(endpoint)
+                var poller = ZMQPoller()
+                poller.add(socket)
+                var subscriptions = 0
+                func awaitSubscription() throws {
+                    guard try poller.poll(timeout: .seconds(60)) > 0, try socket.receive(dontWait: true)?.first?.first == 1 else {
+                        throw StackError.timedOut(detail: "the notifier subscribes to \(endpoint): none in 60 s", processes: "", logs: "")
+                    }
+                    subscriptions += 1
+                }
+                try awaitSubscription()
+                _ = try socket.send([Data("shopping.price_changed".utf8), oversized])
+                try awaitSubscription()
+                _ = try socket.send([Data("shopping.price_changed".utf8), genuine])
+                return subscriptions
+            }
+            #expect(subscriptions == 2)
+            try await stack.waitUntil("the watch shows the genuine event's alert") { !watchedAlerts(watch).isEmpty }
+            #expect(watchedAlerts(watch).compactMap { $0["event_id"]?.stringValue } == ["evt-milk-1"], "\(stack.logs)")
+            #expect(watchedAlerts(watch).first?["text"] == "Milk cost more than last time: 1.29 EUR (was 1.19 EUR)")
         }
     }
 }

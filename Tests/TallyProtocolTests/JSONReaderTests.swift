@@ -6,7 +6,8 @@ import Testing
 
 /// `JSONReader` must accept what Foundation's `JSONDecoder` accepts into a `JSONValue`, and read it
 /// to the same value: it replaced Foundation on the request path, and no reply may change. It is
-/// stricter only in the values of repeated keys, which Foundation drops unchecked.
+/// stricter only where Foundation accepts what is not JSON: the values of repeated keys, which
+/// Foundation drops unchecked, and a top-level 0 followed by a NUL byte.
 @Suite struct JSONReaderTests {
     private func foundation(_ data: Data) -> JSONValue? { try? JSONDecoder().decode(JSONValue.self, from: data) }
     private func reader(_ data: Data) -> JSONValue? { try? JSONReader.parse(data) }
@@ -64,6 +65,15 @@ import Testing
             #expect(foundation(text) != nil, "\(description)")
             #expect(reader(text) == nil, "\(description)")
             #expect(reader(valid) == foundation(text), "\(description)")
+        }
+    }
+
+    /// Found by fuzzing (`json`): Foundation reads the text `0` followed by a NUL byte (and, at
+    /// times, more bytes) as the number 0. It is not JSON, and JSONReader refuses it.
+    @Test func refusesAZeroFollowedByANulThatFoundationReads() {
+        for bytes: [UInt8] in [[0x30, 0x00], [0x30, 0x00, 0x00, 0x00, 0x05]] {
+            #expect(foundation(Data(bytes)) == .integer(0), "\(bytes)")
+            #expect(reader(Data(bytes)) == nil, "\(bytes)")
         }
     }
 

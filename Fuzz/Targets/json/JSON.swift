@@ -5,17 +5,21 @@ import TallyProtocol
 /// Any JSON text, as both of Tally's readers read it: `JSONReader` (every request body, in the
 /// gateway and in the worker) and Foundation's decoder into `JSONValue` (replies, events, alerts).
 /// `JSONReader` promises to accept what Foundation accepts, as the same value, and to be stricter
-/// in one place only: the value of a repeated key, which Foundation drops without checking its
-/// strings and numbers, and `JSONReader` checks like any other (so such a text must read, once
-/// those values are replaced by `null`, as Foundation reads it). Foundation's side refuses only
-/// what nests deeper than `JSONValue.maximumDepth`. A value either reads survives `TallyJSON`'s
+/// in two places only, where Foundation accepts what is not JSON: the value of a repeated key,
+/// which Foundation drops without checking its strings and numbers, and `JSONReader` checks like
+/// any other (so such a text must read, once those values are replaced by `null`, as Foundation
+/// reads it); and a text that is the number 0 followed by a NUL byte (and sometimes more), which
+/// Foundation reads as 0. Foundation's side refuses only what nests deeper than
+/// `JSONValue.maximumDepth`. A value either reads survives `TallyJSON`'s
 /// encoding exactly: integers stay integers, strings stay strings.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzJSON(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
     Fuzz.onSocketThread(start, count) { input in
         let fast = try? JSONReader.parse(input)
         let foundation = try? JSONDecoder().decode(JSONValue.self, from: input)
-        if let foundation, fast == nil {
+        if foundation == .integer(0), fast == nil, isZeroThenNUL(input) {
+            // Foundation's, not a reader of Tally's messages: they are all objects.
+        } else if let foundation, fast == nil {
             var text = input
             for range in RepeatedKeys.droppedValues(in: input).reversed() { text.replaceSubrange(range, with: Data("null".utf8)) }
             let withoutDropped = try? JSONReader.parse(text)
@@ -31,6 +35,12 @@ public func fuzzJSON(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
         let encoded = try? TallyJSON.encode(value)
         Fuzz.require(encoded.flatMap { try? JSONReader.parse($0) } == value, "a JSON value does not survive its own encoding: \(value)")
     }
+}
+
+/// Whether `text` is, after an optional byte order mark, `0` and a NUL byte, then anything.
+private func isZeroThenNUL(_ text: Data) -> Bool {
+    let body = text.starts(with: [0xEF, 0xBB, 0xBF]) ? text.dropFirst(3) : text[...]
+    return body.starts(with: [UInt8(ascii: "0"), 0])
 }
 
 /// How deeply `value` nests, counting the innermost value (a scalar or an empty container) as 1,

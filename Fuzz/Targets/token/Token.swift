@@ -5,8 +5,8 @@ import TallyAuth
 import TallyProtocol
 
 /// An access token as every worker reads it from a request envelope (`AuthenticationMiddleware`,
-/// before any command that needs a caller): `AccessTokenVerifier.verify`, trusting one key, at a
-/// fixed time, so that a reproducer replays the same way on any day.
+/// before any command that needs a caller, on the worker's thread): `AccessTokenVerifier.verify`,
+/// trusting one key, at a fixed time, so that a reproducer replays the same way on any day.
 ///
 /// The first byte says what the rest stands for:
 /// - even: the token text as the envelope's `token` string carries it (invalid UTF-8 becomes
@@ -22,8 +22,11 @@ import TallyProtocol
 /// refused again once any one of its characters is changed.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzToken(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
-    let input = Fuzz.input(start, count)
-    guard let mode = input.first else { return 0 }
+    Fuzz.onSocketThread(start, count, checkToken)
+}
+
+private func checkToken(_ input: Data) {
+    guard let mode = input.first else { return }
     let rest = input.dropFirst()
     let token: String
     if mode & 1 == 0 {
@@ -32,7 +35,7 @@ public func fuzzToken(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
         let frames = FuzzFrames.split(Data(rest))
         token = TrustedKey.sign(header: frames.first ?? Data(), payload: frames.dropFirst().first ?? Data())
     }
-    guard let claims = try? TrustedKey.verifier.verify(token, now: TrustedKey.now) else { return 0 }
+    guard let claims = try? TrustedKey.verifier.verify(token, now: TrustedKey.now) else { return }
 
     Fuzz.require(claims.issuer == AccessTokenClaims.tallyIssuer, "a token issued by \(claims.issuer) was accepted")
     let now = Int64(TrustedKey.now.timeIntervalSince1970)
@@ -52,7 +55,6 @@ public func fuzzToken(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
             (try? TrustedKey.verifier.verify(forged, now: TrustedKey.now)) == nil,
             "a token with character \(position) changed is still accepted: \(forged)")
     }
-    return 0
 }
 
 /// The one key the verifier trusts, fixed so that a signed input signs the same on every run, and
