@@ -15,7 +15,11 @@ extension Process {
     /// long-lived one exits: a test waited 90 s for a `tally keys signing` that had long finished,
     /// and `tally up` would not have restarted a child that crashed. One launch at a time leaves
     /// no pair of another launch open to be inherited: each is closed in this process before
-    /// `run()` returns.
+    /// `run()` returns. (Eight threads starting 800 children of 0.5 s, a long-lived one every
+    /// tenth, reproduced it every time with plain `run()`, never with this. That test is not in
+    /// the suite: Swift 6.3's Foundation reads past its buffer listing /proc/self/fd once a
+    /// process holds some 1,300 descriptors, and crashes in `run()`, and such a test takes the
+    /// test process there.)
     public func runAlone() throws {
         try launching.withLock { _ in try run() }
     }
