@@ -73,10 +73,24 @@ struct ServerCurveOptions: ParsableArguments {
     @Flag(help: "Serve plain text (no CURVE) on endpoints beyond loopback. Env: TALLY_INSECURE=1.")
     var insecure = false
 
+    @Option(
+        help: """
+            With CURVE, connections each socket holds at once; the next handshake is refused until one ends. \
+            Env: TALLY_MAX_CONNECTIONS.
+            """)
+    var maxConnections: Int = EnvironmentDefaults.maximumConnections
+
+    func validate() throws {
+        guard maxConnections >= 1 else { throw ValidationError("--max-connections must be at least 1") }
+    }
+
     /// The ZAP handler and its allowlist when `keys` is set (and then `--allow` must be); refuses
     /// to go on without keys when an endpoint is not on loopback, unless `--insecure`.
+    /// - Parameter connections: a gauge for each socket's live connections, by the ZAP domain it
+    ///   serves, which the handler keeps and holds to `--max-connections`.
     func security(
-        keys: CurveKeyPair?, binding endpoints: [String], process: String, context: ZMQContext, logger: Logger
+        keys: CurveKeyPair?, binding endpoints: [String], process: String, connections: [String: ConnectionGauge],
+        context: ZMQContext, logger: Logger
     ) async throws -> (handler: ZAPHandler, reloader: AllowlistReloader)? {
         guard let keys else {
             let exposed = endpoints.filter { !ServerCurveOptions.isLoopback($0) }
@@ -98,10 +112,14 @@ struct ServerCurveOptions: ParsableArguments {
         }
         guard CurveKeyPair.isAvailable else { throw KeyFileError("this libzmq was built without CURVE") }
         let allowlist = try CurveAllowlist(directory: directory, logger: logger)
-        logger.info("serving CURVE", metadata: ["public_key": "\(keys.publicKey)", "allow": "\(directory)"])
+        logger.info(
+            "serving CURVE",
+            metadata: ["public_key": "\(keys.publicKey)", "allow": "\(directory)", "max_connections": "\(maxConnections)"])
         // SIGHUP is trapped from here on, before the process says it is ready: its default would end it.
         let hangups = await UnixSignalsSequence(trapping: .sighup)
-        return (try ZAPHandler(context: context, authorizer: allowlist), AllowlistReloader(allowlist: allowlist, hangups: hangups))
+        let cap = ConnectionCap(maximum: maxConnections, gauges: connections, next: allowlist, logger: logger)
+        let handler = try ZAPHandler(context: context, authorizer: cap, connections: connections)
+        return (handler, AllowlistReloader(allowlist: allowlist, hangups: hangups))
     }
 
     /// Whether `endpoint` is reachable only from this host: ipc, inproc, or tcp on a loopback address.

@@ -27,6 +27,7 @@ enum EnvironmentDefaults {
     static var maximumEventBytes: Int { int("TALLY_MAX_EVENT_BYTES", 1 << 20) }
     static var maximumQueuedAlerts: Int { int("TALLY_MAX_QUEUED_ALERTS", 100_000) }
     static var maximumHeldReplies: Int { int("TALLY_MAX_HELD_REPLIES", 200_000) }
+    static var maximumConnections: Int { int("TALLY_MAX_CONNECTIONS", 10_000) }
     static var drainTimeoutMilliseconds: Int { int("TALLY_DRAIN_TIMEOUT_MS", 5000) }
     static var eventsEndpoint: String { string("TALLY_EVENTS_ENDPOINT", "tcp://127.0.0.1:5557") }
     static var dataDirectory: String { string("TALLY_DATA_DIR", "./.tally") }

@@ -3,6 +3,7 @@ import ServiceLifecycle
 import TallyCatalog
 import TallyGateway
 import TallyLifecycle
+import TallyProtocol
 import ZeroMQ
 
 struct GatewayCommand: AsyncParsableCommand {
@@ -54,8 +55,6 @@ struct GatewayCommand: AsyncParsableCommand {
         let logger = process.bootstrap(label: "tally.gateway")
         let keys = try curveKey.keys()
         let context = try ZMQContext()
-        let security = try await curve.security(
-            keys: keys, binding: [frontend, backend], process: "gateway", context: context, logger: logger)
         let configuration = GatewayConfiguration(
             frontendEndpoint: frontend, backendEndpoint: backend, heartbeatInterval: heartbeat.interval,
             liveness: heartbeat.liveness, maximumMessageBytes: maxMessageBytes, defaultDeadline: .milliseconds(defaultDeadlineMs),
@@ -64,6 +63,11 @@ struct GatewayCommand: AsyncParsableCommand {
         let readiness = Readiness(parts: ["gateway"])
         let gateway = GatewayService(
             configuration: configuration, context: context, logger: logger, readiness: readiness.reporter(for: "gateway"))
+        // Before the gateway binds (in run): libzmq admits every CURVE client while no ZAP handler listens.
+        let security = try await curve.security(
+            keys: keys, binding: [frontend, backend], process: "gateway",
+            connections: [CurveRole.client.domain: ConnectionGauge(), CurveRole.worker.domain: ConnectionGauge()],
+            context: context, logger: logger)
         let guards: [any Service] = security.map { [$0.handler, $0.reloader] } ?? []
         try await process.runServices(guards + [gateway], readiness: readiness, logger: logger)
     }

@@ -102,8 +102,6 @@ struct NotifierCommand: AsyncParsableCommand {
         // One key pair serves the notifier's sockets and reaches the gateway, so --curve-key
         // without --gateway-key (or the other way round) is refused here.
         let gatewayCurve = try curve.gateway()
-        let security = try await serverCurve.security(
-            keys: gatewayCurve?.keys, binding: [eventsEndpoint, alertsEndpoint], process: "notifier", context: context, logger: logger)
         let configuration = NotifierConfiguration(
             eventsEndpoint: eventsEndpoint, alertsEndpoint: alertsEndpoint, frontendEndpoint: frontend,
             catchUpInterval: .milliseconds(catchUpMs), catchUpTimeout: .milliseconds(catchUpTimeoutMs),
@@ -113,12 +111,17 @@ struct NotifierCommand: AsyncParsableCommand {
         let workers = WorkerConfiguration(
             backendEndpoint: backend, heartbeatInterval: heartbeat.interval, liveness: heartbeat.liveness, curve: gatewayCurve)
         let readiness = Readiness(parts: ["notifier", "alerts"])
+        let notifier = NotifierService(
+            store: store, configuration: configuration, context: context, logger: logger,
+            readiness: readiness.reporter(for: "notifier"))
+        // Before the notifier binds (in run): libzmq admits every CURVE client while no ZAP handler listens.
+        let security = try await serverCurve.security(
+            keys: gatewayCurve?.keys, binding: [eventsEndpoint, alertsEndpoint], process: "notifier",
+            connections: notifier.connections, context: context, logger: logger)
         let guards: [any Service] = security.map { [$0.handler, $0.reloader] } ?? []
         try await process.runServices(
             guards + [
-                NotifierService(
-                    store: store, configuration: configuration, context: context, logger: logger,
-                    readiness: readiness.reporter(for: "notifier")),
+                notifier,
                 WorkerService(
                     handler: AlertsService(store: store), middleware: ServiceCatalog.middleware(verifier: verifier),
                     configuration: workers, context: context, logger: logger,

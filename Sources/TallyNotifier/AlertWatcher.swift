@@ -25,6 +25,10 @@ public struct AlertWatcher: Sendable {
     /// CURVE keys for the notifier's outlet (a subscriber key) and for the gateway; nil for plain text.
     public var alertsCurve: CurveClientKeys?
     public var gatewayCurve: CurveClientKeys?
+    /// Silence on the alert socket after which the watch connects again. The notifier says
+    /// `notifier.heartbeat` every second; libzmq reconnects a dropped connection by itself, but not
+    /// one whose handshake was refused (a notifier at its `--max-connections`, say).
+    public var silenceBeforeReconnect: Duration = .seconds(5)
 
     public init(
         alertsEndpoint: String, gatewayEndpoint: String, owner: String?, since: Int64?, topicPrefix: String,
@@ -52,15 +56,19 @@ public struct AlertWatcher: Sendable {
         context: ZMQContext, stop: WakeupSignal, show: (Alert) -> Void, warn: (String) -> Void,
         ready: (Int64) -> Void = { _ in }
     ) throws {
-        let socket = try ZMQSocket(context: context, type: .sub)
-        defer { socket.close() }
-        try socket.setLinger(milliseconds: 0)
-        try socket.setHighWaterMarks(send: 1000, receive: 100_000)
-        try socket.subscribe(Data((owner.map(NotifierTopic.alerts(of:)) ?? NotifierTopic.alertPrefix).utf8))
-        try socket.subscribe(Data(NotifierTopic.heartbeat.utf8))
-        if let alertsCurve { try socket.useCurve(alertsCurve) }
+        func subscribed() throws -> ZMQSocket {
+            let socket = try ZMQSocket(context: context, type: .sub)
+            try socket.setLinger(milliseconds: 0)
+            try socket.setHighWaterMarks(send: 1000, receive: 100_000)
+            try socket.subscribe(Data((owner.map(NotifierTopic.alerts(of:)) ?? NotifierTopic.alertPrefix).utf8))
+            try socket.subscribe(Data(NotifierTopic.heartbeat.utf8))
+            if let alertsCurve { try socket.useCurve(alertsCurve) }
+            try socket.connect(alertsEndpoint)
+            return socket
+        }
         // Subscribe first, fetch second (the Clone pattern): what is published meanwhile waits in the socket.
-        try socket.connect(alertsEndpoint)
+        var socket = try subscribed()
+        defer { socket.close() }
 
         let requester = LazyPirateRequester(
             context: context, endpoint: gatewayEndpoint, timeout: callTimeout, tries: 1, curve: gatewayCurve)
@@ -70,6 +78,8 @@ public struct AlertWatcher: Sendable {
         var nextFetch = clock.now
         var warnedUnreachable = false
         var announced = false
+        var lastHeard = clock.now
+        var warnedSilent = false
 
         func fetch() throws {
             do {
@@ -103,7 +113,21 @@ public struct AlertWatcher: Sendable {
             poller.add(fileDescriptor: stop.fileDescriptor)
             try poller.poll(timeout: fetchWanted ? max(.milliseconds(1), nextFetch - clock.now) : .milliseconds(500))
             if stop.isFired { break }
-            guard poller.isReadable(index) else { continue }
+            guard poller.isReadable(index) else {
+                if clock.now - lastHeard >= silenceBeforeReconnect {
+                    if !warnedSilent { warn("no word from the notifier at \(alertsEndpoint) for \(silenceBeforeReconnect); connecting again") }
+                    warnedSilent = true
+                    socket.close()
+                    socket = try subscribed()
+                    lastHeard = clock.now
+                    // What was published while the watch heard nothing comes from alerts.list.
+                    fetchWanted = true
+                }
+                continue
+            }
+            lastHeard = clock.now
+            if warnedSilent { warn("the notifier is heard again") }
+            warnedSilent = false
             while let frames = try socket.receive(dontWait: true) {
                 guard frames.count == 2 else { continue }
                 let topic = String(decoding: frames[0], as: UTF8.self)

@@ -77,6 +77,12 @@ public struct NotifierService: Service {
     let context: ZMQContext
     let logger: Logger
     let readiness: ReadinessReporter
+    /// The live connections of the inlet (ZAP domain `worker`) and the outlet (`subscriber`).
+    /// Under CURVE the process's `ZAPHandler` keeps them (and caps them); in plain text the
+    /// notifier counts the outlet's subscribers itself, for its metrics.
+    public let connections: [String: ConnectionGauge] = [
+        CurveRole.worker.domain: ConnectionGauge(), CurveRole.subscriber.domain: ConnectionGauge(),
+    ]
 
     /// - Parameter readiness: told once the inlet and the outlet are bound.
     public init(
@@ -114,9 +120,12 @@ public struct NotifierService: Service {
         try outlet.setHighWaterMarks(send: configuration.maximumQueuedAlerts, receive: 1000)
         try outlet.setMaxMessageSize(NotifierConfiguration.maximumSubscriptionBytes)
         if let curve = configuration.curve { try outlet.serveCurve(CurveServerKeys(keys: curve.keys, domain: CurveRole.subscriber.domain)) }
-        // Counts the outlet's subscribers for the metrics; PUB itself cannot say.
-        let subscribers = try ConnectionMonitor(watching: outlet, context: context)
-        defer { subscribers.close() }
+        // The outlet's subscribers, for the metrics (PUB itself cannot say): under CURVE the ZAP
+        // handler counts them from the monitor serveCurve started; in plain text, a monitor here.
+        let subscribers = connections[CurveRole.subscriber.domain]!
+        let monitor = configuration.curve == nil ? try ConnectionMonitor(watching: outlet, context: context, gauge: subscribers) : nil
+        defer { monitor?.close() }
+        var reportedSubscribers = 0
         try outlet.bind(configuration.alertsEndpoint)
         readiness.ready("notifier taking events on \(configuration.eventsEndpoint), publishing alerts on \(configuration.alertsEndpoint)")
 
@@ -149,13 +158,15 @@ public struct NotifierService: Service {
         while !stop.isFired {
             var poller = ZMQPoller()
             let inletIndex = poller.add(inlet)
-            let subscribersIndex = poller.add(subscribers.socket)
+            let monitorIndex = monitor.map { poller.add($0.socket) }
             poller.add(fileDescriptor: stop.fileDescriptor)
             let wait = max(.zero, min(nextCheck, nextHeartbeat) - clock.now)
             try poller.poll(timeout: wait)
             if stop.isFired { break }
-            if poller.isReadable(subscribersIndex), try subscribers.update() {
-                processor.metrics.subscriberConnections(subscribers.count)
+            if let monitor, let monitorIndex, poller.isReadable(monitorIndex) { try monitor.update() }
+            if subscribers.count != reportedSubscribers {
+                reportedSubscribers = subscribers.count
+                processor.metrics.subscriberConnections(reportedSubscribers)
             }
             if poller.isReadable(inletIndex) {
                 // Drain what is queued, but not forever, so timers still run under a flood.

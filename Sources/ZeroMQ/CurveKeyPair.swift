@@ -87,10 +87,14 @@ extension ZMQSocket {
     /// before `bind`, and bind only once the context's `ZAPHandler` exists: libzmq lets a
     /// handshake pass when no handler listens. (`ZMQ_ZAP_ENFORCE_DOMAIN`, which would make it fail
     /// instead, is a draft option that release builds of libzmq 4.3 do not accept.)
+    ///
+    /// It also starts the socket's monitor for the ZAP handler, which counts the socket's
+    /// connections (`ZAPHandler.connections`); a socket has one monitor, so do not give it another.
     public func serveCurve(_ server: CurveServerKeys) throws {
         try setInt(ZMQ_CURVE_SERVER, 1)
         try setString(ZMQ_CURVE_SECRETKEY, server.keys.secretKey)
         try setString(ZMQ_ZAP_DOMAIN, server.domain)
+        try startMonitor(ZAPHandler.monitorEndpoint(domain: server.domain), events: ConnectionMonitor.events)
     }
 
     /// Sets a string option (Z85 keys, ZAP domain) as its bytes, without a terminating NUL.

@@ -28,7 +28,8 @@ public enum ZAPDecision: Sendable, Equatable {
 }
 
 /// Decides who may connect to which of a process's CURVE sockets. Called on the ZAP handler's
-/// thread, one handshake at a time.
+/// thread, one handshake at a time, after the handler has counted every connection accepted
+/// before it (`ZAPHandler.connections`).
 public protocol ZAPAuthorizer: Sendable {
     func authorize(_ request: ZAPRequest) -> ZAPDecision
 }
@@ -41,28 +42,51 @@ public protocol ZAPAuthorizer: Sendable {
 /// is bound): make the handler before the services that bind. From then on only `run()`'s
 /// thread touches the socket: starting a thread is the full memory barrier libzmq asks for when a
 /// socket moves between threads.
+///
+/// It also counts each CURVE socket's connections, from the monitor `serveCurve` starts: libzmq
+/// reports a connection when it accepts it, before its handshake, so the handler, reading those
+/// reports before it answers a request, counts the connection it is asked about and every one
+/// before it, exactly.
 public final class ZAPHandler: Service, @unchecked Sendable {
     public static let endpoint = "inproc://zeromq.zap.01"
 
+    /// Where a CURVE socket of ZAP domain `domain` reports its connections (one per domain, so
+    /// one such socket per domain and context).
+    public static func monitorEndpoint(domain: String) -> String { "inproc://tally.zap.connections.\(domain)" }
+
     private let socket: ZMQSocket
     private let authorizer: any ZAPAuthorizer
+    private let monitors: [ConnectionMonitor]
 
-    public init(context: ZMQContext, authorizer: any ZAPAuthorizer) throws {
+    /// - Parameter connections: a gauge per ZAP domain, kept by the handler with the live
+    ///   connections of the socket that serves it, for the authorizer (a connection cap) and for
+    ///   metrics.
+    public init(context: ZMQContext, authorizer: any ZAPAuthorizer, connections: [String: ConnectionGauge] = [:]) throws {
         socket = try ZMQSocket(context: context, type: .rep)
         try socket.bind(ZAPHandler.endpoint)
         self.authorizer = authorizer
+        monitors = try connections.map { domain, gauge in
+            try ConnectionMonitor(endpoint: ZAPHandler.monitorEndpoint(domain: domain), context: context, gauge: gauge)
+        }
     }
 
     public func run() async throws {
         try await DedicatedThread.runUntilShutdown(name: "zap") { [self] stop in
-            defer { socket.close() }
+            defer {
+                for monitor in monitors { monitor.close() }
+                socket.close()
+            }
             var poller = ZMQPoller()
             let index = poller.add(socket)
             poller.add(fileDescriptor: stop.fileDescriptor)
+            for monitor in monitors { poller.add(monitor.socket) }
             while !stop.isFired {
                 do {
                     try poller.poll(timeoutMilliseconds: -1)
+                    for monitor in monitors { try monitor.update() }
                     guard poller.isReadable(index), let frames = try socket.receive(dontWait: true) else { continue }
+                    // Read again after the request: every connection accepted before it is counted.
+                    for monitor in monitors { try monitor.update() }
                     try socket.send(ZAPHandler.reply(to: frames, authorizer: authorizer))
                 } catch let error as ZMQError where error.isContextTerminated {
                     return

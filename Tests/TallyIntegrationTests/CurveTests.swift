@@ -102,6 +102,86 @@ import ZeroMQ
         }
     }
 
+    @Test func aSocketAtItsConnectionCapRefusesTheNextHandshakeUntilOneEnds() async throws {
+        var options = Options(workers: ["calc": 1], curve: true)
+        options.gatewayArguments = ["--max-connections", "2"]
+        try await TallyStack.with(options) { stack in
+            let keys = try #require(stack.curve).clientKeys("client")
+            let ping = try Envelope(command: "system.ping").encoded()
+            // Three connections of an allowed key, held open on one thread: the first two are
+            // answered, the third is refused at its handshake. libzmq does not retry a connection
+            // that failed its handshake, so once the first closes, a new one (as a Lazy Pirate
+            // client makes for each try) is answered.
+            let answered = try await DedicatedThread.run(name: "test-connections") { [context = stack.context, frontend = stack.frontend] in
+                func connection() throws -> ZMQSocket {
+                    let socket = try ZMQSocket(context: context, type: .dealer)
+                    try socket.setLinger(milliseconds: 0)
+                    try socket.useCurve(keys)
+                    try socket.connect(frontend)
+                    try socket.send([Data(), ping])
+                    return socket
+                }
+                func isAnswered(_ socket: ZMQSocket, within timeout: Duration) throws -> Bool {
+                    var poller = ZMQPoller()
+                    poller.add(socket)
+                    try poller.poll(timeout: timeout)
+                    return try socket.receive(dontWait: true) != nil
+                }
+                let clock = ContinuousClock()
+                let giveUp = clock.now + .seconds(60)
+                // A connection that is answered, trying again on a new one as `tally call` does: a
+                // connection that just closed (the stack's own, the first below) holds its place
+                // until the gateway's libzmq has seen the close.
+                func admitted() throws -> ZMQSocket? {
+                    while clock.now < giveUp {
+                        let socket = try connection()
+                        if try isAnswered(socket, within: .seconds(1)) { return socket }
+                        socket.close()
+                    }
+                    return nil
+                }
+                var sockets: [ZMQSocket] = []
+                defer { for socket in sockets { socket.close() } }
+                for held in 1...2 {
+                    guard let socket = try admitted() else { return "held connection \(held) was never answered" }
+                    sockets.append(socket)
+                }
+                sockets.append(try connection())
+                if try isAnswered(sockets[2], within: .seconds(1)) { return "a third connection was answered past the cap" }
+                sockets.removeFirst().close()
+                guard let socket = try admitted() else { return "no new connection was answered after the first closed" }
+                sockets.append(socket)
+                return ""
+            }
+            #expect(answered.isEmpty, "\(answered)\n\(stack.gateway.log)")
+            #expect(stack.gateway.log.contains("refused a connection: too many connections"))
+            #expect(stack.gateway.isRunning)
+        }
+    }
+
+    @Test func aWatchRefusedAtTheNotifiersCapConnectsAgainOnceASubscriberLeaves() async throws {
+        try await TallyStack.with(Options(curve: true)) { stack in
+            let notifier = try await stack.startNotifier(extraArguments: ["--max-connections", "1"])
+            let first = try stack.startWatch(["--since", "0"], token: try stack.annToken())
+            try await stack.publish([priceChanged(1)])
+            try await stack.waitUntil("the first watch shows the first alert") { !watchedAlerts(first).isEmpty }
+
+            let second = try stack.startWatch(["--since", "0"], token: try stack.annToken())
+            try await stack.waitUntil("the notifier refuses the second subscriber at its cap") {
+                notifier.log.contains("refused a connection: too many connections")
+            }
+            #expect(await first.stop())
+            try await stack.publish([priceChanged(2)])
+            // The second watch hears nothing on its refused connection, connects again after 5 s of
+            // silence, and gets the alert published meanwhile.
+            try await stack.waitUntil("the second watch connects again and shows the second alert", timeout: .seconds(60)) {
+                watchedAlerts(second).contains { $0["event_id"]?.stringValue == "evt-milk-2" }
+            }
+            #expect(second.log.contains("connecting again"))
+            #expect(notifier.isRunning)
+        }
+    }
+
     @Test func aKeyAddedToTheAllowlistIsAdmittedAfterSIGHUPAndARemovedOneRefused() async throws {
         try await TallyStack.with(Options(workers: ["calc": 1], curve: true)) { stack in
             let curve = try #require(stack.curve)
