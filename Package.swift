@@ -147,7 +147,7 @@ let package = Package(
         .target(name: "TallyTesting", dependencies: ["ZeroMQ", "TallyProtocol", "TallyClient", "TallyWorker", "TallyAuth"]),
         // Throughput and latency of a running stack: speed is measured here, never in tests.
         .executableTarget(name: "TallyBenchmark", dependencies: [
-            "ZeroMQ", "TallyProtocol", "TallyTesting", "TallyAuth",
+            "ZeroMQ", "TallyProtocol", "TallyTesting", "TallyAuth", "TallyNotifier",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Histogram", package: "hdrhistogram-swift"),
         ]),

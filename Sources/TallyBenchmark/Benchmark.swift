@@ -52,6 +52,9 @@ struct Benchmark: AsyncParsableCommand {
     @Flag(inversion: .prefixedNo, help: "Measure keyed durable writes (shopping.add_item, accounts.create).")
     var writes = true
 
+    @Option(help: "Purchases a second in the event → alert row (a local stack only: it starts the notifier).")
+    var alertRate: Int = 1000
+
     @Option(help: "Access token the writes to --endpoint are sent with (they are a signed-in person's); a local stack signs its own. Env: TALLY_TOKEN.")
     var token: String?
 
@@ -64,6 +67,9 @@ struct Benchmark: AsyncParsableCommand {
         guard inFlight <= 1024 else { throw ValidationError("--in-flight must be at most 1024") }
         guard seconds > 0, warmupSeconds >= 0 else { throw ValidationError("--seconds must be positive") }
         guard rounds >= 1 else { throw ValidationError("--rounds must be at least 1") }
+        guard alertRate >= 1, Double(alertRate) * seconds >= 10 else {
+            throw ValidationError("--alert-rate must be at least 1, and --alert-rate × --seconds at least 10 purchases")
+        }
     }
 
     func run() async throws {
@@ -90,6 +96,8 @@ struct Benchmark: AsyncParsableCommand {
                 if writes {
                     started.append(try local.startWorker("shopping", concurrency: concurrency))
                     started.append(try local.startWorker("accounts", concurrency: concurrency))
+                    // For the event → alert row; its catch-up is not what is measured, so rare.
+                    try await local.startNotifier(catchUpMs: 5000)
                 }
                 for process in started { try await process.waitUntilReady() }
                 target = Target(
@@ -166,31 +174,35 @@ struct Benchmark: AsyncParsableCommand {
     /// person (lists and accounts are their owner's): a user of its own on the local stack, whose
     /// token it signs; `--token`'s user on another.
     private func measureWrites(_ target: Target, stack: TallyStack?, context: ZMQContext, into table: inout ResultTable) async throws {
-        table.section("keyed durable writes, 16 in flight (storage: the lead fills these in after group commit)")
+        table.section("keyed durable writes, 16 in flight, and the events they make")
         let run = UUID().uuidString.prefix(8).lowercased()
         let accessToken = try stack?.accessToken(for: "bench-\(run)", lifetime: .seconds(3600)) ?? token ?? ProcessInfo.processInfo.environment["TALLY_TOKEN"]
         guard writes, let accessToken else {
             let why = writes ? "not measured: writes are a signed-in person's; pass --token with --endpoint" : "not measured (--no-writes)"
             table.placeholder("shopping.add_item", why)
             table.placeholder("accounts.create", why)
-            table.placeholder("event → alert at 1,000 purchases/s", "not measured yet")
+            table.placeholder("event → alert", why)
             return
         }
         let endpoint = target.endpoint
         let client = try TallyClient(endpoint: endpoint, timeout: .seconds(10), tries: 1, curve: try curve(), context: context)
         // A list holds at most 500 items: enough lists for 20,000 writes a second.
         let listCount = Int(((seconds + warmupSeconds) * 20_000 / 500).rounded(.up)) + 1
-        var lists: [Int64] = []
-        for index in 0..<listCount {
-            let reply = try await client.call(
-                "shopping.create_list", ["kind": "shopping", "name": .string("Bench \(index)"), "currency": "EUR"],
-                idempotencyKey: "bench-\(run)-list-\(index)", token: accessToken)
-            guard let id = reply.result?["list_id"]?.intValue ?? reply.result?["id"]?.intValue else {
-                throw BenchmarkError("shopping.create_list failed: \(reply)")
+        /// Makes `count` shopping lists named `name` and a number, and returns their ids.
+        func createLists(_ count: Int, named name: String) async throws -> [Int64] {
+            var lists: [Int64] = []
+            for index in 0..<count {
+                let reply = try await client.call(
+                    "shopping.create_list", ["kind": "shopping", "name": .string("\(name) \(index)"), "currency": "EUR"],
+                    idempotencyKey: "bench-\(run)-\(name)-\(index)", token: accessToken)
+                guard let id = reply.result?["list_id"]?.intValue ?? reply.result?["id"]?.intValue else {
+                    throw BenchmarkError("shopping.create_list failed: \(reply)")
+                }
+                lists.append(id)
             }
-            lists.append(id)
+            return lists
         }
-        let shoppingLists = lists
+        let shoppingLists = try await createLists(listCount, named: "Bench")
         let addItem = try await load(endpoint, clients: 4, inFlight: 4, warmup: warmup, slice: measured, pids: target.pids) { slot, sequence in
             Data(#"{"id":"\#(slot)","command":"shopping.add_item","idempotency_key":"bench-\#(run)-item-\#(sequence)","token":"\#(accessToken)","args":{"list_id":\#(shoppingLists[min(sequence / 500, shoppingLists.count - 1)]),"name":"item \#(sequence)"}}"#.utf8)
         }
@@ -199,7 +211,20 @@ struct Benchmark: AsyncParsableCommand {
             Data(#"{"id":"\#(slot)","command":"accounts.create","idempotency_key":"bench-\#(run)-account-\#(sequence)","token":"\#(accessToken)","args":{"name":"a\#(sequence)","currency":"USD","starting_balance":"10.00"}}"#.utf8)
         }
         table.add("accounts.create, idempotency_key each", Figures(inFlight: "4 × 4", outcome: create))
-        table.placeholder("event → alert at 1,000 purchases/s (p99)", "not measured yet: the lead adds it with group commit")
+
+        let alertRow = "event → alert at \(ResultTable.grouped(alertRate)) purchases/s"
+        guard let stack else {
+            table.placeholder(alertRow, "a local stack only (it starts the notifier)")
+            return
+        }
+        let purchases = EventToAlertLoad.purchases(rate: alertRate, warmup: warmup, measured: measured)
+        let alertLists = try await createLists(
+            (purchases + EventToAlertLoad.itemsPerList - 1) / EventToAlertLoad.itemsPerList, named: "Bench alerts")
+        let alerts = try await EventToAlertLoad(
+            endpoint: endpoint, alertsEndpoint: stack.alertsEndpoint, token: accessToken, lists: alertLists, rate: alertRate,
+            warmup: warmup, measured: measured, run: String(run)
+        ).run(context: context)
+        table.add(alertRow, Figures(inFlight: "open loop", outcome: alerts), note: "from the purchase's answer to its alert at a subscriber")
     }
 
     private var header: String {
