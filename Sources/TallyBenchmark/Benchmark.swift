@@ -55,6 +55,9 @@ struct Benchmark: AsyncParsableCommand {
     @Option(help: "Purchases a second in the event → alert row (a local stack only: it starts the notifier).")
     var alertRate: Int = 1000
 
+    @Option(help: "After the table, load calc.tip (as its row does) for this many minutes and print the gateway's and the calc worker's resident memory each minute; 0 for none. A local stack only.")
+    var soakMinutes: Double = 0
+
     @Option(help: "Access token the writes to --endpoint are sent with (they are a signed-in person's); a local stack signs its own. Env: TALLY_TOKEN.")
     var token: String?
 
@@ -114,6 +117,8 @@ struct Benchmark: AsyncParsableCommand {
                 }
             }
             try await measureWrites(target, stack: stack, context: stack?.context ?? context, into: &table)
+            table.print()
+            if soakMinutes > 0, let stack { try await soak(target, stack: stack) }
         } catch {
             try? await relay?.shutdown()
             await stack?.stop()
@@ -121,7 +126,27 @@ struct Benchmark: AsyncParsableCommand {
         }
         try await relay?.shutdown()
         await stack?.stop()
-        table.print()
+    }
+
+    /// Whether memory stays flat under load: calc.tip at the throughput row's load for
+    /// `soakMinutes`, with the resident memory of the gateway and the calc worker after each minute.
+    private func soak(_ target: Target, stack: TallyStack) async throws {
+        guard let pids = target.pids, pids.count >= 2 else { return }
+        let minutes = Int(soakMinutes.rounded(.up))
+        func megabytes(_ pid: Int32) -> String {
+            ProcessCPU.residentBytes(pid).map { String(format: "%.1f", Double($0) / 1_048_576) } ?? "?"
+        }
+        print("\nsoak: calc.tip at \(clients) × \(inFlight) for \(minutes) min; resident memory in MB")
+        print("minute  req/s    p99 µs  errors  gateway  calc worker")
+        print("     0       —        —       —  \(megabytes(pids[0]).padded(7))  \(megabytes(pids[1]).padded(11))")
+        for minute in 1...minutes {
+            let outcome = try await load(
+                target.endpoint, clients: clients, inFlight: inFlight, warmup: .zero, slice: .seconds(60), pids: nil, body: Requests.tip)
+            print(
+                "\(String(minute).padded(6))  \(ResultTable.grouped(Int(outcome.requestsPerSecond)).padded(6))  "
+                    + "\(ResultTable.grouped(Int(outcome.latency.valueAtPercentile(99))).padded(7))  \(String(outcome.errors).padded(6))  "
+                    + "\(megabytes(pids[0]).padded(7))  \(megabytes(pids[1]).padded(11))")
+        }
     }
 
     /// Where Tally is measured: an endpoint, and the processes behind it when they are this run's.
@@ -259,6 +284,11 @@ struct Benchmark: AsyncParsableCommand {
         guard let curveKey, let gatewayKey else { return nil }
         return try CurveClientKeys.load(secretFile: curveKey, serverFile: gatewayKey)
     }
+}
+
+extension String {
+    /// Right-aligned in `width` columns.
+    func padded(_ width: Int) -> String { String(repeating: " ", count: max(0, width - count)) + self }
 }
 
 /// The request bodies of the read rows, one per slot, made once.
