@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import Synchronization
 import TallyProtocol
 
 /// Checks access tokens with public keys only, in memory: any worker on any host can tell who is
@@ -9,16 +10,32 @@ import TallyProtocol
 /// nothing it does not understand; the Ed25519 signature over the first two parts; only then the
 /// claims: issuer `tally`, not before `nbf`, not after `exp` (each with `leeway` for clocks that
 /// disagree a little).
+///
+/// A client sends the same token with every request until it expires, and checking its signature
+/// is most of a small request's work, so tokens whose signature and issuer were checked are
+/// remembered (by their exact text, which the signature covers): the next request with the same
+/// token only has its times checked.
 public struct AccessTokenVerifier: Sendable {
     public let keys: [String: TokenVerificationKey]
     /// How far the clocks of the identity host and this one may disagree.
     public static let leeway: Int64 = 30
+    private let verified = VerifiedTokens()
 
     public init(keys: [TokenVerificationKey]) {
         self.keys = Dictionary(keys.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
     }
 
     public func verify(_ token: String, now: Date = Date()) throws(TokenRejection) -> AccessTokenClaims {
+        let claims: AccessTokenClaims
+        if let known = verified.claims(of: token) { claims = known } else { claims = try verifySignature(token) }
+        let seconds = Int64(now.timeIntervalSince1970.rounded(.down))
+        guard seconds + Self.leeway >= claims.notBefore else { throw .notYetValid(from: claims.notBefore) }
+        guard seconds - Self.leeway < claims.expiresAt else { throw .expired(at: claims.expiresAt) }
+        return claims
+    }
+
+    /// Everything but the times: the parts, the header, the key, the signature, the issuer.
+    private func verifySignature(_ token: String) throws(TokenRejection) -> AccessTokenClaims {
         let parts = token.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 3 else { throw .malformed("it has \(parts.count) part(s) separated by '.', not 3") }
         guard let headerBytes = Base64URL.decode(parts[0]), let header = Self.decodeHeader(headerBytes) else {
@@ -34,9 +51,7 @@ public struct AccessTokenVerifier: Sendable {
             throw .malformed("its payload is not the claims of a Tally access token")
         }
         guard claims.issuer == AccessTokenClaims.tallyIssuer else { throw .wrongIssuer(claims.issuer) }
-        let seconds = Int64(now.timeIntervalSince1970.rounded(.down))
-        guard seconds + Self.leeway >= claims.notBefore else { throw .notYetValid(from: claims.notBefore) }
-        guard seconds - Self.leeway < claims.expiresAt else { throw .expired(at: claims.expiresAt) }
+        verified.remember(token, claims)
         return claims
     }
 
@@ -45,6 +60,23 @@ public struct AccessTokenVerifier: Sendable {
             Set(fields.keys).isSubset(of: JWSHeader.fields)
         else { return nil }
         return try? JSONDecoder().decode(JWSHeader.self, from: bytes)
+    }
+}
+
+/// Tokens whose signature and issuer checked out, by their text: at most `capacity`, forgotten
+/// all at once when full (a busy service sees a few hundred people's tokens at a time; a token
+/// that is forgotten is only checked again).
+private final class VerifiedTokens: Sendable {
+    static let capacity = 4096
+    private let tokens = Mutex<[String: AccessTokenClaims]>([:])
+
+    func claims(of token: String) -> AccessTokenClaims? { tokens.withLock { $0[token] } }
+
+    func remember(_ token: String, _ claims: AccessTokenClaims) {
+        tokens.withLock { tokens in
+            if tokens.count >= Self.capacity { tokens.removeAll(keepingCapacity: true) }
+            tokens[token] = claims
+        }
     }
 }
 

@@ -24,7 +24,7 @@ struct ItemTarget {
         guard item != original else { return }
         item.updatedAt = now
         try item.update(session)
-        _ = try ListTotal.checked(try list.items(session), in: currency, field: field)
+        _ = try ListTotal.checked(lines: try list.countingLines(session), in: currency, field: field)
         try list.touch(session, at: now)
     }
 

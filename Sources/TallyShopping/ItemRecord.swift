@@ -96,9 +96,11 @@ struct ItemRecord: Equatable {
 
     /// Unit price × purchased quantity, nil without a price or when the product passes 128 bits
     /// (a price no request can set; see `ListTotal` for the limit a total keeps to).
-    var line: Int128? {
-        guard let unitPrice else { return nil }
-        let (product, overflow) = unitPrice.multipliedReportingOverflow(by: Int128(purchasedQuantity))
+    var line: Int128? { unitPrice.flatMap { Self.line(price: $0, quantity: purchasedQuantity) } }
+
+    /// Unit price × quantity, nil when the product passes 128 bits.
+    static func line(price: Int128, quantity: Int) -> Int128? {
+        let (product, overflow) = price.multipliedReportingOverflow(by: Int128(quantity))
         return overflow ? nil : product
     }
 

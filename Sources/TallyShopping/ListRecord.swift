@@ -97,6 +97,16 @@ struct ListRecord: Equatable {
         try ItemRecord.all(session, inLists: [id])
     }
 
+    /// The lines of the items that count in the list's total (purchased, with a price), read
+    /// without the rest of each item: every item change checks the total, and a list can hold
+    /// `ItemRecord.mostPerList` items.
+    func countingLines(_ session: any SQLSession) throws -> [Int128?] {
+        try session.fetchAll("""
+            SELECT unit_price_minor, purchased_quantity FROM shopping_item
+            WHERE list_id = \(id) AND purchased AND unit_price_minor IS NOT NULL
+            """).map { row in ItemRecord.line(price: try row["unit_price_minor"], quantity: try row["purchased_quantity"]) }
+    }
+
     /// Marks the list changed now (an item of it changed).
     mutating func touch(_ session: any SQLSession, at now: Int64) throws {
         updatedAt = now

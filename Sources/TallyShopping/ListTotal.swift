@@ -12,17 +12,23 @@ import TallyMoney
 enum ListTotal {
     /// The total, or nil when a line or the sum would pass `currency.largestAmount`.
     static func of(_ items: [ItemRecord], in currency: Currency) -> Int128? {
-        var lines: [Int128] = []
-        for item in items where item.counts {
-            guard let line = item.line, (0...currency.largestAmount).contains(line) else { return nil }
-            lines.append(line)
+        of(lines: items.filter(\.counts).map(\.line), in: currency)
+    }
+
+    /// The total of the lines that count (`ListRecord.countingLines`; nil is a line past 128 bits),
+    /// or nil when a line or the sum would pass `currency.largestAmount`.
+    static func of(lines: [Int128?], in currency: Currency) -> Int128? {
+        var checked: [Int128] = []
+        for line in lines {
+            guard let line, (0...currency.largestAmount).contains(line) else { return nil }
+            checked.append(line)
         }
-        return currency.total(lines)
+        return currency.total(checked)
     }
 
     /// The total, or the error a change that made it too large gets on `field`.
-    static func checked(_ items: [ItemRecord], in currency: Currency, field: String) throws -> Int128 {
-        guard let total = of(items, in: currency) else {
+    static func checked(lines: [Int128?], in currency: Currency, field: String) throws -> Int128 {
+        guard let total = of(lines: lines, in: currency) else {
             throw ShoppingErrors.totalTooLarge(currency.code, largest: currency.format(currency.largestAmount), field: field)
         }
         return total

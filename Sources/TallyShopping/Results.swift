@@ -57,8 +57,15 @@ struct ListSummary: Encodable, Sendable {
     }
 
     init(_ list: ListRecord, items: [ItemRecord]) throws {
+        try self.init(
+            list, itemCount: items.count, purchasedCount: items.filter(\.purchased).count,
+            lines: items.filter(\.counts).map(\.line))
+    }
+
+    /// - Parameter lines: the lines that count in the total (`ListRecord.countingLines`).
+    init(_ list: ListRecord, itemCount: Int, purchasedCount: Int, lines: [Int128?]) throws {
         let currency = try list.storedCurrency()
-        guard let total = ListTotal.of(items, in: currency) else {
+        guard let total = ListTotal.of(lines: lines, in: currency) else {
             throw ShoppingStoreFailure(description: "list \(list.id) totals more than \(currency.code) amounts hold")
         }
         id = list.id
@@ -68,15 +75,22 @@ struct ListSummary: Encodable, Sendable {
         self.currency = list.currency
         fromTemplate = list.fromTemplate
         self.total = currency.format(total)
-        itemCount = items.count
-        purchasedCount = items.filter(\.purchased).count
+        self.itemCount = itemCount
+        self.purchasedCount = purchasedCount
         openedAt = list.openedAt.map(Timestamp.rfc3339)
         createdAt = Timestamp.rfc3339(list.createdAt)
         updatedAt = Timestamp.rfc3339(list.updatedAt)
     }
 
+    /// The summary of a stored list, from counts and the lines that count rather than every item:
+    /// each item change answers with its list's summary.
     static func of(_ session: any SQLSession, _ list: ListRecord) throws -> ListSummary {
-        try ListSummary(list, items: list.items(session))
+        let counts = try session.fetchOne("""
+            SELECT COUNT(*) AS items, COUNT(CASE WHEN purchased THEN 1 END) AS purchased FROM shopping_item WHERE list_id = \(list.id)
+            """)
+        return try ListSummary(
+            list, itemCount: try counts?["items"] ?? 0, purchasedCount: try counts?["purchased"] ?? 0,
+            lines: list.countingLines(session))
     }
 }
 

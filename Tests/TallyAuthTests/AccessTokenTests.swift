@@ -68,6 +68,20 @@ import Testing
         #expect(rejection(token, verifier: AccessTokenVerifier(keys: [])) == .noKeys)
     }
 
+    @Test func aRememberedTokenStillHasItsTimesCheckedAndAnyChangeToItsSignatureChecked() throws {
+        // One verifier throughout, so the token is remembered after its first check.
+        let verifier = self.verifier
+        let token = try AccessTokenSigner(key: key).sign(claims(notBefore: 1_800_000_600, lifetime: 900))
+        #expect(rejection(token, verifier: verifier) == .notYetValid(from: 1_800_000_600))
+        #expect(rejection(token, verifier: verifier, at: now.addingTimeInterval(600)) == nil)
+        #expect(rejection(token, verifier: verifier, at: now.addingTimeInterval(900 + Double(AccessTokenVerifier.leeway))) == .expired(at: 1_800_000_900))
+        let parts = token.split(separator: ".").map(String.init)
+        var signature = try #require(Base64URL.decode(parts[2]))
+        signature[0] ^= 0x01
+        let changed = [parts[0], parts[1], Base64URL.encode(signature)].joined(separator: ".")
+        #expect(rejection(changed, verifier: verifier, at: now.addingTimeInterval(600)) == .badSignature)
+    }
+
     @Test func aTamperedPayloadIsRefused() throws {
         let token = try AccessTokenSigner(key: key).sign(claims())
         let parts = token.split(separator: ".").map(String.init)
