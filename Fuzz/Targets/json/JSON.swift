@@ -8,8 +8,8 @@ import TallyProtocol
 /// in two places only, where Foundation accepts what is not JSON: the value of a repeated key,
 /// which Foundation drops without checking its strings and numbers, and `JSONReader` checks like
 /// any other (so such a text must read, once those values are replaced by `null`, as Foundation
-/// reads it); and a text that is the number 0 followed by a NUL byte (and sometimes more), which
-/// Foundation reads as 0. Foundation's side refuses only what nests deeper than
+/// reads it); and a text that is one digit followed by a NUL byte (and, erratically, some more
+/// bytes: `4\0\0\0\u{5}` but not `4\0\0`), which Foundation reads as that digit. Foundation's side refuses only what nests deeper than
 /// `JSONValue.maximumDepth`. A value either reads survives `TallyJSON`'s
 /// encoding exactly: integers stay integers, strings stay strings.
 @_cdecl("LLVMFuzzerTestOneInput")
@@ -17,7 +17,7 @@ public func fuzzJSON(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
     Fuzz.onSocketThread(start, count) { input in
         let fast = try? JSONReader.parse(input)
         let foundation = try? JSONDecoder().decode(JSONValue.self, from: input)
-        if foundation == .integer(0), fast == nil, isZeroThenNUL(input) {
+        if fast == nil, let digit = digitThenNUL(input), foundation == .integer(digit) {
             // Foundation's, not a reader of Tally's messages: they are all objects.
         } else if let foundation, fast == nil {
             var text = input
@@ -37,10 +37,14 @@ public func fuzzJSON(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
     }
 }
 
-/// Whether `text` is, after an optional byte order mark, `0` and a NUL byte, then anything.
-private func isZeroThenNUL(_ text: Data) -> Bool {
+/// The digit when `text` is, after an optional byte order mark, one digit and a NUL byte, then
+/// anything.
+private func digitThenNUL(_ text: Data) -> Int64? {
     let body = text.starts(with: [0xEF, 0xBB, 0xBF]) ? text.dropFirst(3) : text[...]
-    return body.starts(with: [UInt8(ascii: "0"), 0])
+    guard body.count >= 2, let first = body.first, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(first),
+        body[body.index(after: body.startIndex)] == 0
+    else { return nil }
+    return Int64(first - UInt8(ascii: "0"))
 }
 
 /// How deeply `value` nests, counting the innermost value (a scalar or an empty container) as 1,
