@@ -9,7 +9,7 @@ import Foundation
 /// It is stricter where Foundation accepts what is not JSON: the value of a repeated key, which
 /// Foundation drops without checking its strings (escapes, UTF-8) or its numbers (range), is
 /// checked like any other, so a text that is not JSON is refused wherever the fault lies; and a
-/// top-level digit followed by a NUL byte, which Foundation reads as that digit, is refused.
+/// text with a NUL byte, some of which Foundation reads (`7` then a NUL as 7), is refused.
 /// A number is `.integer` when its value is a whole number that fits 64 bits (`5000.0` and `5e3`
 /// are 5000), else `.number`; a number too large for a `Double` is not valid.
 public struct JSONReader {
