@@ -258,10 +258,13 @@ public struct JSONReader {
         let text = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
         guard let double = Double(text), double.isFinite else { throw failure(at: start) }
         if fitsInteger, let whole = Int64(exactly: double) {
-            // Foundation reads a whole-looking decimal such as -86118236326000407.85 (its Double
-            // has no fraction left) as the exact integer part of the text, not as the Double.
-            if !hasExponent, !overflow, magnitude <= UInt64(Int64.max) {
-                return .integer(negative ? -Int64(magnitude) : Int64(magnitude))
+            // Foundation takes a whole Double's value below 2^53 (so 3.999… with enough nines reads
+            // as 4), and from 2^53 up reads the text again as a Decimal without its fraction, which
+            // it keeps when it is the same Double: -86118236326000407.85 reads as the exact
+            // integer part of the text, 9007199254740991.9999999 (whose Double is 2^53) as a Double.
+            if double.magnitude >= 0x1p53, !hasExponent, !overflow, magnitude <= UInt64(Int64.max) {
+                let integerPart = negative ? -Int64(magnitude) : Int64(magnitude)
+                return Double(integerPart) == double ? .integer(integerPart) : .number(double)
             }
             return .integer(whole)
         }
