@@ -166,7 +166,8 @@ let package = Package(
             "TallyCurrency", "TallyMoney", "TallyProtocol", "TallyStorage", "TallyTesting",
         ]),
         .testTarget(name: "TallyShoppingTests", dependencies: [
-            "TallyShopping", "TallyMoney", "TallyProtocol", "TallyStorage", "TallyTesting",
+            "TallyShopping", "TallyMoney", "TallyProtocol", "TallyStorage", "TallyTesting", "TallyWorker",
+            .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "TallyRosterTests", dependencies: [
             "TallyRoster", "TallyNotifier", "TallyProtocol", "TallyStorage", "TallyTesting",

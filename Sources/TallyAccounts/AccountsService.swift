@@ -24,6 +24,8 @@ public struct AccountsService: ServiceHandler {
     }
 
     public let resources: AccountStore
+    /// Changes that reach a worker thread together commit together: each is short database work.
+    public var sharedTransactionStore: ServiceStore? { resources.store }
 
     public init(store: AccountStore) {
         resources = store

@@ -46,6 +46,8 @@ public struct RosterService: ServiceHandler {
     }
 
     public let resources: RosterStore
+    /// Changes that reach a worker thread together commit together: each is short database work.
+    public var sharedTransactionStore: ServiceStore? { resources.store }
 
     public init(store: RosterStore) {
         resources = store

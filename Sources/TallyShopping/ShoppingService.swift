@@ -32,6 +32,8 @@ public struct ShoppingService: ServiceHandler {
     }
 
     public let resources: ShoppingStore
+    /// Changes that reach a worker thread together commit together: each is short database work.
+    public var sharedTransactionStore: ServiceStore? { resources.store }
 
     public init(store: ShoppingStore) {
         resources = store

@@ -1,4 +1,5 @@
 import TallyProtocol
+import TallyStorage
 
 /// A service's commands: each registered once, with its kind (query or change), who may run it,
 /// what it does, and its handler. The gateway's catalog is read off these tables, so what a
@@ -78,6 +79,15 @@ public protocol ServiceHandler: Sendable {
     /// The service's commands; the same for every instance, so it can be read without resources.
     static var table: CommandTable<Resources> { get }
     var resources: Resources { get }
+    /// The store whose changes a worker thread commits together when several arrive at once (see
+    /// `ServiceStore.commitTogether`), or nil (the default) to run each change on its own. A
+    /// service opts in when its changes are short database work: while one thread's changes run,
+    /// the store's other writers wait (a password hash would hold them all up).
+    var sharedTransactionStore: ServiceStore? { get }
+}
+
+extension ServiceHandler {
+    public var sharedTransactionStore: ServiceStore? { nil }
 }
 
 extension ServiceHandler {

@@ -11,6 +11,8 @@ import ZeroMQ
 /// while it runs one, the gateway can already send it the next, so the thread goes from request to
 /// request without waiting a round trip to the gateway in between, and one wake-up and one system
 /// call carry several requests. They run in the order they arrive; a slow one delays those behind it.
+/// The requests that one wake-up finds are handed to the processor together, so that a stateful
+/// service's changes among them share one transaction and one commit (`RequestProcessor.process(_:answer:)`).
 ///
 /// A command that runs longer than a heartbeat does not get the worker taken for dead: the
 /// gateway does not expire a worker while it holds a request whose deadline has not passed, and
@@ -67,12 +69,23 @@ final class MajordomoWorker {
             try poller.poll(timeout: max(.zero, heartbeatAt - clock.now))
             if stop.isFired { break }
             if poller.isReadable(socketIndex) {
+                var requests: [(client: Data, body: [Data])] = []
                 while let frames = try socket.receive(dontWait: true) {
                     liveness = configuration.liveness
+                    if case .request(let client, let body)? = Majordomo.BrokerMessage(frames: frames) {
+                        reconnectDelay = configuration.initialReconnectDelay
+                        isRegistered = true
+                        requests.append((client, body))
+                        if requests.count < configuration.capacity { continue }
+                    }
+                    // The requests in hand are answered before anything else is done.
+                    try answer(requests)
+                    requests = []
                     if try !handle(frames) { break }
-                    // Graceful stop between requests: the one in hand has been answered.
+                    // Graceful stop between requests: the ones in hand have been answered.
                     if stop.isFired { break }
                 }
+                try answer(requests)
             } else if clock.now >= heartbeatAt {
                 liveness -= 1
                 if liveness <= 0 {
@@ -90,21 +103,22 @@ final class MajordomoWorker {
         // leaving (one that arrives after this is the gateway's to send elsewhere or answer).
         // LINGER gives the last messages time to go out.
         if let socket {
+            var requests: [(client: Data, body: [Data])] = []
             while let frames = try socket.receive(dontWait: true) {
-                if case .request(let client, let body)? = Majordomo.BrokerMessage(frames: frames) { try answer(client, body) }
+                if case .request(let client, let body)? = Majordomo.BrokerMessage(frames: frames) { requests.append((client, body)) }
             }
+            try answer(requests)
             try? socket.setLinger(milliseconds: 1000)
             _ = try? socket.send(Majordomo.WorkerMessage.disconnect.frames, dontWait: true)
         }
     }
 
-    /// Handles one message from the gateway. Returns false when the socket was replaced.
+    /// Handles one message from the gateway other than a request (those are gathered and
+    /// answered together, see `answer(_:)`). Returns false when the socket was replaced.
     private func handle(_ frames: [Data]) throws -> Bool {
         switch Majordomo.BrokerMessage(frames: frames) {
-        case .request(let client, let body)?:
-            reconnectDelay = configuration.initialReconnectDelay
-            isRegistered = true
-            try answer(client, body)
+        case .request?:
+            break  // answered already
         case .heartbeat?:
             reconnectDelay = configuration.initialReconnectDelay
             isRegistered = true
@@ -119,10 +133,13 @@ final class MajordomoWorker {
         return true
     }
 
-    /// Runs a request and sends its reply.
-    private func answer(_ client: Data, _ body: [Data]) throws {
-        let reply = processor.process(body)
-        try send(Majordomo.WorkerMessage.reply(client: client, body: [reply]).frames)
+    /// Runs requests that arrived together and sends each reply as soon as it is ready (a change's
+    /// after the commit that holds it: see `RequestProcessor.process(_:answer:)`).
+    private func answer(_ requests: [(client: Data, body: [Data])]) throws {
+        guard !requests.isEmpty else { return }
+        try processor.process(requests.map(\.body)) { index, reply in
+            try send(Majordomo.WorkerMessage.reply(client: requests[index].client, body: [reply]).frames)
+        }
     }
 
     /// Closes the socket, waits `reconnectDelay` (doubling it for next time) and connects afresh.

@@ -27,59 +27,146 @@ public struct RequestProcessor: Sendable {
     /// Runs one request and counts it (by command and reply code) and its time.
     public func process(_ body: [Data]) -> Data {
         let started = ContinuousClock.now
-        let (id, command, error, reply) = outcome(of: body)
-        let elapsed = ContinuousClock.now - started
-        metrics.command(command).record(error: error, duration: elapsed)
-        // Evaluated only at debug level: with the gateway's line, one request can be followed by its id.
-        logger.debug(
-            "answered", metadata: ["request_id": "\(id ?? "")", "command": "\(command ?? "")", "code": "\(error?.rawValue ?? "ok")", "elapsed": "\(elapsed)"])
-        return reply
+        return finish(read(body), since: started)
     }
 
-    private func outcome(of body: [Data]) -> (id: String?, command: String?, error: ErrorCode?, reply: Data) {
+    /// Runs requests that arrived together, handing each reply to `answer` (with the request's
+    /// index) as soon as it may go: a query's at once, a change's only after the commit that
+    /// holds it. With a `ServiceHandler.sharedTransactionStore`, two or more changes among them
+    /// run in one transaction (`ServiceStore.commitTogether`), and if it cannot commit, each is
+    /// answered with the commit's error instead of the result it had. Queries (and requests that
+    /// cannot be read) run first, outside that transaction.
+    public func process(_ bodies: [[Data]], answer: (Int, Data) throws -> Void) rethrows {
+        let started = ContinuousClock.now
+        let requests = bodies.map(read)
+        var changes: [Int] = []
+        if let store = handler.sharedTransactionStore {
+            changes = requests.indices.filter { index in
+                guard case .envelope(let envelope) = requests[index] else { return false }
+                return handler.command(named: envelope.command)?.description.kind == .change
+            }
+            if changes.count < 2 { changes = [] }
+            for (index, request) in requests.enumerated() where !changes.contains(index) {
+                try answer(index, finish(request, since: started))
+            }
+            guard !changes.isEmpty else { return }
+            var outcomes: [Int: Outcome] = [:]
+            let failure = store.commitTogether {
+                // Whole again on every run: an engine may run it twice (see `commitTogether`).
+                outcomes = [:]
+                for index in changes {
+                    if case .envelope(let envelope) = requests[index] { outcomes[index] = outcome(of: envelope) }
+                }
+            }
+            for index in changes {
+                guard case .envelope(let envelope) = requests[index] else { continue }
+                let answered: Outcome
+                if let failure, outcomes[index]?.error == nil {
+                    // Nothing of the batch took effect: a change that had succeeded must not say so.
+                    answered = outcome(of: envelope, failure: failure)
+                } else {
+                    // Always there once the transaction committed.
+                    answered = outcomes[index] ?? outcome(of: envelope, failure: TallyError(.internal, "\(envelope.command) was not run"))
+                }
+                record(answered, since: started)
+                try answer(index, answered.reply)
+            }
+        } else {
+            for (index, request) in requests.enumerated() { try answer(index, finish(request, since: started)) }
+        }
+    }
+
+    /// What became of one request: for the reply, the metrics and the log line.
+    private struct Outcome {
+        var id: String?
+        var command: String?
+        var error: ErrorCode?
+        var reply: Data
+    }
+
+    /// A request's envelope, or the answer to a request that could not be read.
+    private enum ReadRequest {
+        case envelope(Envelope)
+        case answered(Outcome)
+    }
+
+    private func finish(_ request: ReadRequest, since started: ContinuousClock.Instant) -> Data {
+        let outcome: Outcome
+        switch request {
+        case .envelope(let envelope): outcome = self.outcome(of: envelope)
+        case .answered(let answered): outcome = answered
+        }
+        record(outcome, since: started)
+        return outcome.reply
+    }
+
+    private func record(_ outcome: Outcome, since started: ContinuousClock.Instant) {
+        let elapsed = ContinuousClock.now - started
+        metrics.command(outcome.command).record(error: outcome.error, duration: elapsed)
+        // Evaluated only at debug level: with the gateway's line, one request can be followed by its id.
+        logger.debug(
+            "answered",
+            metadata: [
+                "request_id": "\(outcome.id ?? "")", "command": "\(outcome.command ?? "")", "code": "\(outcome.error?.rawValue ?? "ok")",
+                "elapsed": "\(elapsed)",
+            ])
+    }
+
+    /// Reads a request's envelope, or answers why it cannot be read.
+    private func read(_ body: [Data]) -> ReadRequest {
         guard body.count == 1, let frame = body.first else {
-            return (nil, nil, .invalidArgument, Reply.failure(id: nil, error: .invalidArgument("a request carries exactly one body frame, not \(body.count)")))
+            return .answered(Outcome(
+                id: nil, command: nil, error: .invalidArgument,
+                reply: Reply.failure(id: nil, error: .invalidArgument("a request carries exactly one body frame, not \(body.count)"))))
         }
         guard frame.count <= maximumMessageBytes else {
             let error = TallyError(.resourceExhausted, "the request is \(frame.count) bytes; the limit is \(maximumMessageBytes)")
-            return (nil, nil, error.code, Reply.failure(id: nil, error: error))
+            return .answered(Outcome(id: nil, command: nil, error: error.code, reply: Reply.failure(id: nil, error: error)))
         }
-        let envelope: Envelope
         do {
-            envelope = try Envelope.decode(frame)
+            return .envelope(try Envelope.decode(frame))
         } catch {
             let id = EnvelopeHead.recoverID(from: frame)
-            return (id, nil, error.code, Reply.failure(id: id, error: error))
+            return .answered(Outcome(id: id, command: nil, error: error.code, reply: Reply.failure(id: id, error: error)))
         }
-        let (error, reply) = outcome(of: envelope)
-        return (envelope.id, envelope.command, error, reply)
     }
 
     public func process(_ envelope: Envelope) -> Data {
         outcome(of: envelope).reply
     }
 
-    private func outcome(of envelope: Envelope) -> (error: ErrorCode?, reply: Data) {
+    private func outcome(of envelope: Envelope) -> Outcome {
         guard let command = handler.command(named: envelope.command) else {
             let message =
                 envelope.service == handler.serviceName
                 ? "unknown command '\(envelope.command)'; \(handler.serviceName) serves \(handler.descriptions.map(\.name).joined(separator: ", "))"
                 : "this worker serves '\(handler.serviceName)', not '\(envelope.service)'"
-            return (.unimplemented, Reply.failure(id: envelope.id, error: TallyError(.unimplemented, message, field: "command")))
+            return Outcome(
+                id: envelope.id, command: envelope.command, error: .unimplemented,
+                reply: Reply.failure(id: envelope.id, error: TallyError(.unimplemented, message, field: "command")))
         }
         do {
             let request = Request(
                 envelope: envelope, command: command.description, args: try Arguments(envelope.args),
                 context: RequestContext(envelope: envelope))
             let result = try run(request, through: middleware[...], command)
-            return (nil, try Reply.success(id: envelope.id, result: result))
-        } catch let error as TallyError {
-            return (error.code, Reply.failure(id: envelope.id, error: error))
+            return Outcome(id: envelope.id, command: envelope.command, error: nil, reply: try Reply.success(id: envelope.id, result: result))
         } catch {
-            logger.error(
-                "command failed", metadata: ["command": "\(envelope.command)", "request_id": "\(envelope.id ?? "")", "error": "\(error)"])
-            return (.internal, Reply.failure(id: envelope.id, error: TallyError(.internal, "\(envelope.command) failed inside the service; the error has been logged")))
+            return outcome(of: envelope, failure: error)
         }
+    }
+
+    /// The reply to `envelope` when `error` stopped it: the error itself when it is the API's,
+    /// else `internal`, logged with what happened.
+    private func outcome(of envelope: Envelope, failure error: any Error) -> Outcome {
+        if let error = error as? TallyError {
+            return Outcome(id: envelope.id, command: envelope.command, error: error.code, reply: Reply.failure(id: envelope.id, error: error))
+        }
+        logger.error(
+            "command failed", metadata: ["command": "\(envelope.command)", "request_id": "\(envelope.id ?? "")", "error": "\(error)"])
+        let reply = Reply.failure(
+            id: envelope.id, error: TallyError(.internal, "\(envelope.command) failed inside the service; the error has been logged"))
+        return Outcome(id: envelope.id, command: envelope.command, error: .internal, reply: reply)
     }
 
     /// Passes `request` through the middleware in order, and the last one to the command.

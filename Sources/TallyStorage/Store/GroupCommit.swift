@@ -115,25 +115,49 @@ final class GroupCommit: Sendable {
     }
 
     private func commit(_ batch: [Ticket], on engine: any StorageEngine) {
-        transactions.add(1, ordering: .relaxed)
-        changes.add(batch.count, ordering: .relaxed)
-        metrics.batchSize.record(batch.count)
-        let started = ContinuousClock.now
-        do {
-            try engine.write { session in
-                for ticket in batch {
-                    // A change that throws rolls back to its savepoint; its error is its result.
-                    _ = try? session.savepoint { try ticket.perform(session) }
+        inCommitOrder {
+            let started = ContinuousClock.now
+            do {
+                try engine.write { session in
+                    for ticket in batch {
+                        // A change that throws rolls back to its savepoint; its error is its result.
+                        _ = try? session.savepoint { try ticket.perform(session) }
+                    }
                 }
+                record(changes: batch.count, since: started)
+                for ticket in batch { ticket.afterCommit?() }
+            } catch {
+                recordFailure(error)
+                for ticket in batch { ticket.commitFailure = error }
             }
-            metrics.commitDuration.record(duration: ContinuousClock.now - started)
-            for ticket in batch { ticket.afterCommit?() }
-        } catch {
-            // Engines report a database that stayed busy as `unavailable` (see `StorageEngine`).
-            if (error as? TallyError)?.code == .unavailable { metrics.busy.increment() }
-            for ticket in batch { ticket.commitFailure = error }
         }
         for ticket in batch { ticket.finish() }
+    }
+
+    /// Held by a transaction of this process from before it begins until its after-commit actions
+    /// have run, whether it is a batch of tickets or a `SharedTransaction`: so the events of the
+    /// process reach the sink in the order of their sequence numbers. (Subscribers read a
+    /// sequence that goes backwards as a gap and catch up, which is correct but slow.) Writers of
+    /// one database are serialized anyway; this only adds the publishing to the section.
+    private let commitOrder = NSLock()
+
+    func inCommitOrder<T>(_ body: () throws -> T) rethrows -> T {
+        try commitOrder.withLock(body)
+    }
+
+    /// Counts a committed transaction of `changes` changes (here, or a `SharedTransaction`).
+    func record(changes count: Int, since started: ContinuousClock.Instant) {
+        transactions.add(1, ordering: .relaxed)
+        changes.add(count, ordering: .relaxed)
+        metrics.batchSize.record(count)
+        metrics.commitDuration.record(duration: ContinuousClock.now - started)
+    }
+
+    /// Counts a transaction that could not commit.
+    func recordFailure(_ error: any Error) {
+        transactions.add(1, ordering: .relaxed)
+        // Engines report a database that stayed busy as `unavailable` (see `StorageEngine`).
+        if (error as? TallyError)?.code == .unavailable { metrics.busy.increment() }
     }
 }
 

@@ -48,30 +48,42 @@ public final class ServiceStore: Sendable {
     ///
     /// Changes made at once by several threads of the process share a transaction (group commit,
     /// each in its own savepoint; see `GroupCommit`); each returns only after the commit holding it.
+    /// Inside `commitTogether` on this thread, it runs in that open transaction instead, and its
+    /// commit (and events) come when `commitTogether` ends.
     public func change<Result: Encodable & Sendable>(
         _ request: ChangeRequest, _ body: (inout Change) throws -> Result
     ) throws -> StoredResult {
-        let fingerprint = request.key == nil ? "" : Self.fingerprint(request.fingerprint)
-        return try commits.run(on: engine) { session in
-            if let key = request.key, let stored = try IdempotencyKeys.stored(key, scope: request.scope, fingerprint: fingerprint, session) {
-                return (StoredResult(stored), nil)
-            }
-            var change = Change(session: session, now: Timestamp.now())
-            let result = try body(&change)
-            let events = try EventOutbox.append(
-                change.events, service: service, at: change.now, requestID: request.requestID, session)
-            if let key = request.key {
-                try IdempotencyKeys.store(
-                    key, scope: request.scope, fingerprint: fingerprint, result: try JSONEncoder.tally.encode(result), now: change.now,
-                    session)
-            }
-            guard let sink, !events.isEmpty else { return (StoredResult(result), nil) }
-            let published = eventsPublished
-            return (StoredResult(result), {
-                sink.publish(events)
-                published.increment(by: events.count)
-            })
+        if let shared = SharedTransaction.current, shared.store === self {
+            return try shared.run { session in try apply(request, body, session) }
         }
+        return try commits.run(on: engine) { session in try apply(request, body, session) }
+    }
+
+    /// A change's work inside its transaction: the stored result when the key was seen before,
+    /// else `body`, its events in the outbox and its result stored under its key. Returns what to
+    /// do once it has committed.
+    private func apply<Result: Encodable & Sendable>(
+        _ request: ChangeRequest, _ body: (inout Change) throws -> Result, _ session: any SQLSession
+    ) throws -> (value: StoredResult, afterCommit: (@Sendable () -> Void)?) {
+        let fingerprint = request.key == nil ? "" : Self.fingerprint(request.fingerprint)
+        if let key = request.key, let stored = try IdempotencyKeys.stored(key, scope: request.scope, fingerprint: fingerprint, session) {
+            return (StoredResult(stored), nil)
+        }
+        var change = Change(session: session, now: Timestamp.now())
+        let result = try body(&change)
+        let events = try EventOutbox.append(
+            change.events, service: service, at: change.now, requestID: request.requestID, session)
+        if let key = request.key {
+            try IdempotencyKeys.store(
+                key, scope: request.scope, fingerprint: fingerprint, result: try JSONEncoder.tally.encode(result), now: change.now,
+                session)
+        }
+        guard let sink, !events.isEmpty else { return (StoredResult(result), nil) }
+        let published = eventsPublished
+        return (StoredResult(result), {
+            sink.publish(events)
+            published.increment(by: events.count)
+        })
     }
 
     /// The result stored for `request`'s `idempotency_key`, when a change with that key has
