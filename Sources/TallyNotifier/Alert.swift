@@ -41,7 +41,7 @@ public struct Alert: Codable, Sendable, Equatable {
     /// The PUB topic: `alert.<owner>.<kind>` (see `NotifierTopic`).
     public var topic: String { NotifierTopic.alerts(of: owner) + kind }
 
-    public func encoded() -> Data { (try? JSONEncoder.tally.encode(self)) ?? Data() }
+    public func encoded() -> Data { (try? TallyJSON.encode(self)) ?? Data() }
 }
 
 /// What a rule makes of an event, before it is stored and numbered.

@@ -99,7 +99,7 @@ public final class NotifierStore: Sendable {
         var sequence = last - Int64(drafts.count)
         return try drafts.map { draft in
             sequence += 1
-            let dataText = String(decoding: try JSONEncoder.tally.encode(draft.data), as: UTF8.self)
+            let dataText = String(decoding: try TallyJSON.encode(draft.data), as: UTF8.self)
             try session.execute("""
                 INSERT INTO alert (sequence, kind, owner, text, time, source, event_id, data_json, created_at_ms)
                 VALUES (\(sequence), \(draft.kind), \(draft.owner), \(draft.text), \(event.time), \(event.source), \(event.id),

@@ -57,15 +57,50 @@ public struct CloudEvent: Codable, Sendable, Equatable {
     }
 
     /// Decodes one event from the wire, checking what subscribers rely on.
+    ///
+    /// Read with `JSONReader` into a `JSONValue` and taken member by member, not with
+    /// `JSONDecoder`, which was most of what the notifier spent on an event. It accepts what
+    /// `JSONDecoder().decode(CloudEvent.self, from:)` accepts, with the same result (the `events`
+    /// fuzz target compares the two): the members as `Codable` would read them, unknown members
+    /// ignored.
     public static func decode(_ data: Data) throws -> CloudEvent {
-        let event = try JSONDecoder().decode(CloudEvent.self, from: data)
+        let value: JSONValue
+        do {
+            value = try JSONReader.parse(data)
+        } catch {
+            throw EventDecodingError(detail: "not JSON: \(error)")
+        }
+        guard case .object(let members) = value else { throw EventDecodingError(detail: "an event is a JSON object") }
+        func string(_ key: CodingKeys) throws -> String {
+            guard case .string(let text)? = members[key.rawValue] else {
+                throw EventDecodingError(detail: "an event needs '\(key.rawValue)', a string")
+            }
+            return text
+        }
+        func optionalString(_ key: CodingKeys) throws -> String? {
+            switch members[key.rawValue] {
+            case nil, .null?: return nil
+            case .string(let text)?: return text
+            default: throw EventDecodingError(detail: "an event's '\(key.rawValue)' is a string when present")
+            }
+        }
+        guard case .integer(let sequence)? = members[CodingKeys.sequence.rawValue] else {
+            throw EventDecodingError(detail: "an event needs 'sequence', an integer")
+        }
+        guard let payload = members[CodingKeys.data.rawValue] else { throw EventDecodingError(detail: "an event needs 'data'") }
+        var event = CloudEvent(
+            id: try string(.id), source: try string(.source), type: try string(.type), time: try string(.time),
+            subject: try optionalString(.subject), sequence: sequence, data: payload, requestID: try optionalString(.requestID))
+        event.specversion = try string(.specversion)
+        event.datacontenttype = try optionalString(.datacontenttype)
         guard !event.id.isEmpty, !event.type.isEmpty, event.sequence >= 1, !event.service.isEmpty else {
             throw EventDecodingError(detail: "an event needs an id, a type, a source and a sequence of at least 1")
         }
         return event
     }
 
-    public func encoded() -> Data { (try? JSONEncoder.tally.encode(self)) ?? Data() }
+    /// The event as Tally publishes it (`TallyJSON`: what `JSONEncoder.tally` writes, faster).
+    public func encoded() -> Data { (try? TallyJSON.encode(self)) ?? Data() }
 }
 
 /// An event that does not keep the contract.

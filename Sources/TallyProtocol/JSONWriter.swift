@@ -61,7 +61,7 @@ enum JSONNode {
         if T.self == Int.self { return .integer(Int64(unsafeBitCast(value, to: Int.self))) }
         if T.self == Bool.self { return .bool(unsafeBitCast(value, to: Bool.self)) }
         if T.self == Int64.self { return .integer(unsafeBitCast(value, to: Int64.self)) }
-        if T.self == JSONValue.self { return JSONNode(value as! JSONValue) }
+        if T.self == JSONValue.self { return try JSONNode(value as! JSONValue) }
         if T.self == Double.self || T.self == Float.self || T.self == Date.self || T.self == Data.self || T.self == URL.self
             || T.self == Decimal.self
         {
@@ -72,20 +72,21 @@ enum JSONNode {
         return encoder.node ?? .object(ObjectBox())
     }
 
-    init(_ value: JSONValue) {
+    /// Throws where `JSONEncoder.tally` throws: a number that is not finite has no JSON.
+    init(_ value: JSONValue) throws {
         switch value {
         case .null: self = .null
         case .bool(let flag): self = .bool(flag)
         case .integer(let number): self = .integer(number)
-        case .number(let number): self = .raw(Array((try? JSONEncoder.tally.encode(number)) ?? Data("null".utf8)))
+        case .number(let number): self = .raw(Array(try JSONEncoder.tally.encode(number)))
         case .string(let text): self = .string(text)
         case .array(let elements):
             let box = ArrayBox()
-            box.elements = elements.map(JSONNode.init)
+            box.elements = try elements.map(JSONNode.init)
             self = .array(box)
         case .object(let members):
             let box = ObjectBox()
-            box.members = members.map { ($0.key, JSONNode($0.value)) }
+            box.members = try members.map { ($0.key, try JSONNode($0.value)) }
             self = .object(box)
         }
     }

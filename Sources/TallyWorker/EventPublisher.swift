@@ -73,7 +73,6 @@ public final class EventPublisher: EventSink, Service, @unchecked Sendable {
         var poller = ZMQPoller()
         poller.add(fileDescriptor: wakeup.fileDescriptor)
         poller.add(fileDescriptor: stop.fileDescriptor)
-        let encoder = JSONEncoder.tally
         while true {
             try poller.poll(timeoutMilliseconds: 1000)
             wakeup.drain()
@@ -83,7 +82,7 @@ public final class EventPublisher: EventSink, Service, @unchecked Sendable {
                 return Array(queue)
             }
             for event in batch {
-                guard let body = try? encoder.encode(event) else { continue }
+                let body = event.encoded()
                 // A PUB never blocks: with no subscriber, or past its high-water mark, it drops.
                 _ = try socket.send([Data(event.type.utf8), body], dontWait: true)
             }

@@ -88,6 +88,17 @@ import Testing
         try expectSameBytes(TallyError(.invalidArgument, "a \"quoted\"\nmessage", field: "args.x"))
     }
 
+    /// A number that is not finite has no JSON: both refuse it, in a `JSONValue` too (stored
+    /// results and events are written with `TallyJSON`, and a change that cannot be written must
+    /// fail, not store `null`).
+    @Test func refusesWhatJSONEncoderRefuses() {
+        for value: JSONValue in [.number(.nan), ["a": [.number(.infinity)]], [.number(-.infinity)]] {
+            #expect(throws: (any Error).self) { try JSONEncoder.tally.encode(value) }
+            #expect(throws: (any Error).self) { try TallyJSON.encode(value) }
+        }
+        #expect(throws: (any Error).self) { try TallyJSON.encode([Double.nan]) }
+    }
+
     @Test func writesRandomValuesLikeJSONEncoder() throws {
         var random = SplitMix64(seed: 0x0E4C_0DE5)
         for round in 0..<500 {

@@ -56,7 +56,7 @@ enum EventOutbox {
         let requestID = requestID.flatMap { $0.isEmpty ? nil : String($0.prefix(Self.maximumRequestIDLength)) }
         return try events.map { event in
             sequence += 1
-            let payload = try JSONEncoder.tally.encode(event)
+            let payload = try TallyJSON.encode(event)
             let id = UUID().uuidString.lowercased()
             try session.execute(
                 """

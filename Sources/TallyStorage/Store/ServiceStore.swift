@@ -75,7 +75,7 @@ public final class ServiceStore: Sendable {
             change.events, service: service, at: change.now, requestID: request.requestID, session)
         if let key = request.key {
             try IdempotencyKeys.store(
-                key, scope: request.scope, fingerprint: fingerprint, result: try JSONEncoder.tally.encode(result), now: change.now,
+                key, scope: request.scope, fingerprint: fingerprint, result: try TallyJSON.encode(result), now: change.now,
                 session)
         }
         guard let sink, !events.isEmpty else { return (StoredResult(result), nil) }
@@ -109,7 +109,7 @@ public final class ServiceStore: Sendable {
 
     /// The request in canonical form (sorted keys), so the same args always compare equal.
     static func fingerprint(_ request: JSONValue) -> String {
-        String(decoding: (try? JSONEncoder.tally.encode(request)) ?? Data(), as: UTF8.self)
+        String(decoding: (try? TallyJSON.encode(request)) ?? Data(), as: UTF8.self)
     }
 }
 

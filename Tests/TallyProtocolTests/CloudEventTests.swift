@@ -1,0 +1,62 @@
+import Foundation
+import TallyProtocol
+import Testing
+
+/// `CloudEvent.decode` reads what `JSONDecoder` reads, as `JSONDecoder` reads it, and refuses what
+/// it refuses; `encoded()` writes what `JSONEncoder.tally` writes. (The `events` fuzz target
+/// compares them on many more inputs.)
+@Suite struct CloudEventTests {
+    static let texts: [String] = [
+        // As Tally publishes one.
+        #"{"data":{"list_id":7,"price":"1.29"},"datacontenttype":"application/json","id":"e1","requestid":"r-9","sequence":41,"source":"tally/shopping","specversion":"1.0","subject":"ann/7","time":"2026-11-25T10:00:00.000Z","type":"shopping.price_changed"}"#,
+        // Optional members absent or null, unknown members ignored, data of any kind.
+        #"{"specversion":"1.0","id":"e2","source":"tally/roster","type":"roster.shift_approved","time":"t","sequence":1,"data":null,"subject":null,"extra":[1,2]}"#,
+        #"{"specversion":"1.0","id":"e3","source":"elsewhere","type":"accounts.created","time":"t","sequence":2.0,"data":[1,"two",{"3":4.5}]}"#,
+        #"{"specversion":"1.0","id":"e4","source":"tally/x","type":"x.y","time":"t","sequence":1e2,"data":{},"requestid":"\u00e9\n"}"#,
+        #"{"specversion":"1.0","id":"dup","id":"e5","source":"tally/x","type":"x.y","time":"t","sequence":3,"data":{}}"#,
+        // Refused: no data, sequence not an integer, a member of the wrong kind, not an object, not JSON.
+        #"{"specversion":"1.0","id":"e6","source":"tally/x","type":"x.y","time":"t","sequence":3}"#,
+        #"{"specversion":"1.0","id":"e7","source":"tally/x","type":"x.y","time":"t","sequence":3.5,"data":{}}"#,
+        #"{"specversion":"1.0","id":"e8","source":"tally/x","type":"x.y","time":"t","sequence":"3","data":{}}"#,
+        #"{"specversion":"1.0","id":"e9","source":"tally/x","type":"x.y","time":"t","sequence":3,"data":{},"subject":5}"#,
+        #"{"specversion":1,"id":"e10","source":"tally/x","type":"x.y","time":"t","sequence":3,"data":{}}"#,
+        #"{"specversion":"1.0","id":"e11","source":"tally/x","type":"x.y","time":"t","sequence":99999999999999999999,"data":{}}"#,
+        #"[1]"#, #"{"id":"#, "",
+        // Refused by the contract checks after reading: an empty id, a sequence below 1.
+        #"{"specversion":"1.0","id":"","source":"tally/x","type":"x.y","time":"t","sequence":3,"data":{}}"#,
+        #"{"specversion":"1.0","id":"e12","source":"tally/x","type":"x.y","time":"t","sequence":0,"data":{}}"#,
+    ]
+
+    /// What decoding with `JSONDecoder` and the same contract checks gives.
+    static func foundation(_ data: Data) -> CloudEvent? {
+        guard let event = try? JSONDecoder().decode(CloudEvent.self, from: data),
+            !event.id.isEmpty, !event.type.isEmpty, event.sequence >= 1, !event.service.isEmpty
+        else { return nil }
+        return event
+    }
+
+    @Test(arguments: texts) func decodesAsFoundationDoes(_ text: String) throws {
+        let data = Data(text.utf8)
+        let expected = Self.foundation(data)
+        let decoded = try? CloudEvent.decode(data)
+        #expect(decoded == expected)
+        if let decoded {
+            #expect(decoded.encoded() == (try JSONEncoder.tally.encode(decoded)), "written as JSONEncoder.tally writes it")
+            #expect((try? CloudEvent.decode(decoded.encoded())) == decoded, "reads back")
+        }
+    }
+
+    @Test func theFirstFiveAreAcceptedAndTheRestRefused() {
+        let accepted = Self.texts.map { (try? CloudEvent.decode(Data($0.utf8))) != nil }
+        #expect(accepted == Array(repeating: true, count: 5) + Array(repeating: false, count: Self.texts.count - 5))
+    }
+
+    @Test func aRefusalSaysWhatIsWrong() {
+        #expect(throws: EventDecodingError.self) { try CloudEvent.decode(Data(Self.texts[6].utf8)) }
+        do {
+            _ = try CloudEvent.decode(Data(Self.texts[6].utf8))
+        } catch {
+            #expect("\(error)" == "an event needs 'sequence', an integer")
+        }
+    }
+}
