@@ -177,7 +177,7 @@ public final class NotifierStore: Sendable {
                 Alert(
                     sequence: try row["sequence"], kind: try row["kind"], owner: try row["owner"], text: try row["text"],
                     time: try row["time"], source: try row["source"], eventID: try row["event_id"],
-                    data: try JSONDecoder().decode(JSONValue.self, from: try row["data_json"] as Data))
+                    data: try JSONReader.parse(try row["data_json"] as Data))
             }
             return AlertPage(alerts: alerts, lastSequence: try Self.lastAlertSequence(session), more: rows.count > limit)
         }

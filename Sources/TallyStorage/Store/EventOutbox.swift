@@ -65,7 +65,7 @@ enum EventOutbox {
                 """)
             return CloudEvent(
                 id: id, source: "tally/\(service)", type: event.type, time: time, subject: event.subject,
-                sequence: sequence, data: try JSONDecoder().decode(JSONValue.self, from: payload), requestID: requestID)
+                sequence: sequence, data: try JSONReader.parse(payload), requestID: requestID)
         }
     }
 
@@ -77,7 +77,7 @@ enum EventOutbox {
             CloudEvent(
                 id: try row["id"], source: "tally/\(service)", type: try row["type"], time: try row["time"],
                 subject: try row["subject"], sequence: try row["sequence"],
-                data: try JSONDecoder().decode(JSONValue.self, from: try row["data"] as Data), requestID: try row["request_id"])
+                data: try JSONReader.parse(try row["data"] as Data), requestID: try row["request_id"])
         }
     }
 

@@ -36,7 +36,7 @@ enum IdempotencyKeys {
                 "idempotency_key '\(key)' was already used for a different \(scope.prefix(while: { $0 != ":" })) request; use a new key for a new request",
                 field: "idempotency_key")
         }
-        return try JSONDecoder().decode(JSONValue.self, from: try row["result"] as Data)
+        return try JSONReader.parse(try row["result"] as Data)
     }
 
     /// Stores `result` for `key`, and forgets keys past their retention.
