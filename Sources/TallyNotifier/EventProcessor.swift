@@ -56,17 +56,36 @@ public final class EventProcessor {
 
     /// Takes one event from the inlet: if it shows a hole before it, catches up first; then handles it.
     public func receive(_ event: CloudEvent) {
-        let source = event.service
-        metrics.sourceHas(source, sequence: event.sequence)
-        if let watermark = try? store.watermark(of: source), event.sequence > watermark + 1,
-            (try? store.hasHandled(eventID: event.id)) != true
-        {
-            logger.info(
-                "gap in events; catching up",
-                metadata: ["source": "\(source)", "handled_through": "\(watermark)", "received": "\(event.sequence)"])
-            catchUp(source, force: true)
+        receive([event])
+    }
+
+    /// Takes the events one wake-up of the inlet found, in the order they came: handles them in
+    /// one transaction (`NotifierStore.handle(_:)`), except that an event showing a hole before
+    /// it (in its source's sequence, counting the events ahead of it in this batch) first has
+    /// the ones ahead of it handled and the hole caught up on.
+    public func receive(_ events: [CloudEvent]) {
+        var batch: [CloudEvent] = []
+        // Per source: the sequence up to which every event is handled or in `batch`.
+        var through: [String: Int64] = [:]
+        for event in events {
+            let source = event.service
+            metrics.sourceHas(source, sequence: event.sequence)
+            if through[source] == nil { through[source] = try? store.watermark(of: source) }
+            if let watermark = through[source], event.sequence > watermark + 1,
+                (try? store.hasHandled(eventID: event.id)) != true
+            {
+                logger.info(
+                    "gap in events; catching up",
+                    metadata: ["source": "\(source)", "handled_through": "\(watermark)", "received": "\(event.sequence)"])
+                handle(batch)
+                batch = []
+                catchUp(source, force: true)
+                through[source] = try? store.watermark(of: source)
+            }
+            batch.append(event)
+            if let watermark = through[source], event.sequence == watermark + 1 { through[source] = event.sequence }
         }
-        handle(event)
+        handle(batch)
     }
 
     /// Asks every source for events after its watermark: the catalog's event feeds and every source seen.
@@ -88,7 +107,7 @@ public final class EventProcessor {
                 // Written only when there is something to catch up on, so the periodic check of
                 // a source with nothing new writes nothing.
                 if page.lastSequence > after { try store.sourceHas(source, upTo: page.lastSequence) }
-                for event in page.events.sorted(by: { $0.sequence < $1.sequence }) { handle(event) }
+                handle(page.events.sorted(by: { $0.sequence < $1.sequence }))
                 guard let last = page.events.map(\.sequence).max(), last > after, last < page.lastSequence else { break }
                 after = last
             }
@@ -113,13 +132,14 @@ public final class EventProcessor {
         }
     }
 
-    /// Handles one event exactly once, then forwards it and publishes its alerts.
-    func handle(_ event: CloudEvent) {
-        do {
-            switch try store.handle(event) {
-            case .duplicate:
+    /// Handles events exactly once (in one transaction), then forwards each and publishes its alerts.
+    func handle(_ events: [CloudEvent]) {
+        guard !events.isEmpty else { return }
+        for (event, result) in zip(events, store.handle(events)) {
+            switch result {
+            case .success(.duplicate):
                 logger.debug("duplicate event ignored", metadata: ["id": "\(event.id)", "type": "\(event.type)"])
-            case .handled(let alerts):
+            case .success(.handled(let alerts)):
                 metrics.handled(event.service, sequence: event.sequence, time: event.time)
                 publish(NotifierTopic.event(event.type), event.encoded())
                 // The request that caused the event, so its log lines join the gateway's and the worker's.
@@ -134,10 +154,10 @@ public final class EventProcessor {
                         "alert",
                         metadata: ["sequence": "\(alert.sequence)", "kind": "\(alert.kind)", "owner": "\(alert.owner)", "request_id": "\(requestID)"])
                 }
+            case .failure(let error):
+                // Not handled, so the watermark did not move: the next catch-up brings the event back.
+                logger.error("could not record event", metadata: ["id": "\(event.id)", "error": "\(error)"])
             }
-        } catch {
-            // Not handled, so the watermark did not move: the next catch-up brings the event back.
-            logger.error("could not record event", metadata: ["id": "\(event.id)", "error": "\(error)"])
         }
     }
 }

@@ -169,8 +169,10 @@ public struct NotifierService: Service {
                 processor.metrics.subscriberConnections(reportedSubscribers)
             }
             if poller.isReadable(inletIndex) {
-                // Drain what is queued, but not forever, so timers still run under a flood.
+                // Drain what is queued, but not forever, so timers still run under a flood; what
+                // one drain finds is handled in one transaction.
                 var budget = 1000
+                var events: [CloudEvent] = []
                 while budget > 0, let frames = try inlet.receive(dontWait: true) {
                     budget -= 1
                     guard let body = frames.last, frames.count == 2 else {
@@ -178,13 +180,14 @@ public struct NotifierService: Service {
                         continue
                     }
                     do {
-                        processor.receive(try CloudEvent.decode(body))
+                        events.append(try CloudEvent.decode(body))
                     } catch {
                         logger.warning(
                             "unreadable event ignored",
                             metadata: ["topic": "\(String(decoding: frames[0].prefix(100), as: UTF8.self))", "error": "\(error)"])
                     }
                 }
+                processor.receive(events)
             }
             if clock.now >= nextCheck {
                 processor.checkAllSources()

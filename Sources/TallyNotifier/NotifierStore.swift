@@ -45,22 +45,44 @@ public final class NotifierStore: Sendable {
 
     /// Handles `event` exactly once: a second call with the same event id is a `duplicate`.
     public func handle(_ event: CloudEvent) throws -> Outcome {
-        let drafts = AlertRules.alerts(for: event, rules: rules)
-        return try engine.write { session in
-            let now = Timestamp.now()
-            let source = event.service
-            // Recording the id first is the duplicate check: a conflict means it was handled (by
-            // another notifier on the same database, the conflict waits for its commit).
-            let recorded = try session.execute("""
-                INSERT INTO handled_event (event_id, source, sequence, type, handled_at_ms)
-                VALUES (\(event.id), \(source), \(event.sequence), \(event.type), \(timestamp: now))
-                ON CONFLICT (event_id) DO NOTHING
-                """)
-            guard recorded == 1 else { return .duplicate }
-            try advanceWatermark(of: source, seen: event.sequence, session)
-            try forgetHandledEvents(before: now - Self.handledEventRetention.components.seconds * 1000, session)
-            return .handled(try store(drafts, of: event, at: now, session))
+        try handle([event])[0].get()
+    }
+
+    /// Handles `events` exactly once each, in order, in ONE transaction: each in a savepoint of
+    /// its own, so one that cannot be stored (its result is the error) is undone alone and the
+    /// others stand. If the transaction cannot commit, every result is that error and none of
+    /// them was handled.
+    ///
+    /// Why together: a transaction per event was most of what the notifier spent at a thousand
+    /// events a second; the events one wake-up of its inlet finds share one now.
+    public func handle(_ events: [CloudEvent]) -> [Result<Outcome, any Error>] {
+        let drafts = events.map { AlertRules.alerts(for: $0, rules: rules) }
+        do {
+            return try engine.write { session in
+                let now = Timestamp.now()
+                let results = zip(events, drafts).map { event, drafts in
+                    Result { try session.savepoint { try handle(event, drafts, at: now, session) } }
+                }
+                try forgetHandledEvents(before: now - Self.handledEventRetention.components.seconds * 1000, session)
+                return results
+            }
+        } catch {
+            return events.map { _ in .failure(error) }
         }
+    }
+
+    private func handle(_ event: CloudEvent, _ drafts: [AlertDraft], at now: Int64, _ session: any SQLSession) throws -> Outcome {
+        let source = event.service
+        // Recording the id first is the duplicate check: a conflict means it was handled (by
+        // another notifier on the same database, the conflict waits for its commit).
+        let recorded = try session.execute("""
+            INSERT INTO handled_event (event_id, source, sequence, type, handled_at_ms)
+            VALUES (\(event.id), \(source), \(event.sequence), \(event.type), \(timestamp: now))
+            ON CONFLICT (event_id) DO NOTHING
+            """)
+        guard recorded == 1 else { return .duplicate }
+        try advanceWatermark(of: source, seen: event.sequence, session)
+        return .handled(try store(drafts, of: event, at: now, session))
     }
 
     /// Moves `source`'s watermark over every sequence now handled without a hole.

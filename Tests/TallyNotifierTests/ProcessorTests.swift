@@ -34,6 +34,20 @@ import Testing
         #expect(try store.watermark(of: "shopping") == 3)
     }
 
+    /// What one drain of the inlet finds is received together: events in sequence after the
+    /// ones ahead of them in the batch need no catch-up; a hole in the middle is caught up on
+    /// once, after what came before it was handled, and everything is alerted once, in order.
+    @Test func aBatchWithAHoleInTheMiddleCatchesUpOnceAndHandlesEveryEventOnce() throws {
+        let store = try makeStore()
+        let feed = FakeFeed()
+        feed.events["shopping"] = (1...6).map { priceEvent(sequence: $0) }
+        let (processor, published) = makeProcessor(store: store, feed: feed)
+        processor.receive([1, 2, 3, 5, 6, 3].map { priceEvent(sequence: $0) })
+        #expect(feed.calls.map(\.after) == [3], "one catch-up, after what the batch had handled")
+        #expect(published.alerts.map(\.eventID) == ["evt-1", "evt-2", "evt-3", "evt-4", "evt-5", "evt-6"])
+        #expect(try store.watermark(of: "shopping") == 6)
+    }
+
     @Test func aFailedCatchUpStillHandlesTheLiveEventAndTheCheckLaterFillsTheHole() throws {
         let store = try makeStore()
         let feed = FakeFeed()

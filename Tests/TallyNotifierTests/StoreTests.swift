@@ -76,6 +76,36 @@ import Testing
         #expect(try working.hasHandled(eventID: "evt-1"))
     }
 
+    /// Events handled together share a transaction, but one whose alert cannot be stored is
+    /// undone alone: the others are handled, alerted and counted in the watermark.
+    @Test func eventsHandledTogetherFailAlone() throws {
+        struct BrokenForBo: AlertRule {
+            let eventType = "shopping.price_changed"
+            func alerts(for event: CloudEvent) -> [AlertDraft] {
+                let owner = event.data["owner"]?.stringValue ?? ""
+                return [AlertDraft(kind: "k", owner: owner, text: "t", data: owner == "bo" ? .number(.nan) : [:])]
+            }
+        }
+        let store = try makeStore(rules: [BrokenForBo()])
+        let events = [
+            priceEvent(sequence: 1), priceEvent(sequence: 2, owner: "bo"), priceEvent(sequence: 3), priceEvent(sequence: 1),
+        ]
+        let results = store.handle(events)
+        #expect(results.count == 4)
+        #expect(Self.alertSequences(results[0]) == [1])
+        #expect((try? results[1].get()) == nil, "bo's alert cannot be stored")
+        #expect(Self.alertSequences(results[2]) == [2])
+        #expect((try? results[3].get()) == .duplicate, "the same event later in the batch")
+        #expect(try store.hasHandled(eventID: "evt-2") == false)
+        #expect(try store.watermark(of: "shopping") == 1, "the hole where 2 failed stays until it is handled")
+        #expect(try store.alerts(after: 0, limit: 10).alerts.map(\.eventID) == ["evt-1", "evt-3"])
+    }
+
+    static func alertSequences(_ result: Result<NotifierStore.Outcome, any Error>) -> [Int64]? {
+        guard case .success(.handled(let alerts)) = result else { return nil }
+        return alerts.map(\.sequence)
+    }
+
     @Test func aRestartKeepsWhatWasHandled() throws {
         let engine = try makeEngine()
         _ = try NotifierStore(engine: engine).handle(priceEvent(sequence: 1))
