@@ -31,6 +31,18 @@ extension JSONValue: Codable {
     /// 400 deep crashed the notifier, whose inlet runs on a thread with a 1 MiB stack.
     public static let maximumDepth = 64
 
+    /// Whether arrays and objects nest in this value more than `limit` levels deep, counting the
+    /// innermost value (a scalar or an empty container) as one level. Looks no deeper than
+    /// `limit`, so it is cheap on any value.
+    public func nests(deeperThan limit: Int) -> Bool {
+        guard limit > 0 else { return true }
+        switch self {
+        case .array(let elements): return elements.contains { $0.nests(deeperThan: limit - 1) }
+        case .object(let members): return members.values.contains { $0.nests(deeperThan: limit - 1) }
+        default: return false
+        }
+    }
+
     public init(from decoder: Decoder) throws {
         guard decoder.codingPath.count < Self.maximumDepth else {
             throw TallyError.invalidArgument("JSON nested more than \(Self.maximumDepth) levels deep is refused")

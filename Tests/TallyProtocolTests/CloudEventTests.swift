@@ -51,6 +51,23 @@ import Testing
         #expect(accepted == Array(repeating: true, count: 5) + Array(repeating: false, count: Self.texts.count - 5))
     }
 
+    /// JSONDecoder does not read an unknown member's string, so it lets invalid UTF-8 there
+    /// pass; a text that is not JSON is refused here.
+    @Test func invalidUTF8InAnUnknownMemberIsRefused() throws {
+        var data = Data(#"{"specversion":"1.0","id":"e1","source":"tally/x","type":"x.y","time":"t","sequence":3,"data":{},"other":"5"#.utf8)
+        data.append(contentsOf: [0xDB, 0x33, 0x22, 0x7D])  // an invalid byte, then `3"}`
+        #expect(Self.foundation(data) != nil)
+        #expect(throws: EventDecodingError.self) { try CloudEvent.decode(data) }
+    }
+
+    /// Data nested as deep as JSONDecoder reads a `JSONValue` is read, one level more is refused.
+    @Test(arguments: [62, 63, 64, 65, 400]) func dataNestsAsDeepAsJSONDecoderReads(_ levels: Int) {
+        let nested = String(repeating: #"{"a":"#, count: levels - 1) + "1" + String(repeating: "}", count: levels - 1)
+        let data = Data(#"{"specversion":"1.0","id":"e1","source":"tally/x","type":"x.y","time":"t","sequence":3,"data":\#(nested)}"#.utf8)
+        #expect((try? CloudEvent.decode(data)) == Self.foundation(data))
+        #expect(((try? CloudEvent.decode(data)) != nil) == (levels < JSONValue.maximumDepth))
+    }
+
     @Test func aRefusalSaysWhatIsWrong() {
         #expect(throws: EventDecodingError.self) { try CloudEvent.decode(Data(Self.texts[6].utf8)) }
         do {

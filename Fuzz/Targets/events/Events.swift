@@ -15,11 +15,15 @@ public func fuzzEvents(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
             let decoded = try? CloudEvent.decode(line)
             // `CloudEvent.decode` reads with JSONReader what JSONDecoder reads (past a NUL byte,
             // which is never JSON, Foundation is erratically lenient: see the json target).
+            // JSONDecoder does not look into members it does not read (it accepts a string of
+            // invalid UTF-8 there); CloudEvent.decode refuses any text that is not JSON throughout.
             if !line.contains(0) {
                 let foundation = (try? JSONDecoder().decode(CloudEvent.self, from: line)).flatMap { event in
                     !event.id.isEmpty && !event.type.isEmpty && event.sequence >= 1 && !event.service.isEmpty ? event : nil
                 }
-                Fuzz.require(decoded == foundation, "CloudEvent.decode and JSONDecoder read an event differently")
+                if decoded != nil || (try? JSONReader.parse(line)) != nil {
+                    Fuzz.require(decoded == foundation, "CloudEvent.decode and JSONDecoder read an event differently")
+                }
             }
             guard let event = decoded else { continue }
             Fuzz.require(!event.service.isEmpty, "an accepted event has no service")
