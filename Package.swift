@@ -166,6 +166,10 @@ let package = Package(
         ]),
         // The store's behaviour runs on both engines, so this target also depends on TallyPostgres.
         .testTarget(name: "TallyStorageTests", dependencies: ["TallyStorage", "TallyPostgres", "TallyProtocol", "TallyTesting"]),
+        // The PostgreSQL engine on a throwaway cluster (TallyTesting's PostgresCluster).
+        .testTarget(name: "TallyPostgresTests", dependencies: [
+            "TallyPostgres", "TallyStorage", "TallyProtocol", "TallyTesting",
+        ]),
         .testTarget(name: "TallyMoneyTests", dependencies: ["TallyMoney", "TallyProtocol", "TallyTesting"]),
         .testTarget(name: "TallyCalcTests", dependencies: ["TallyCalc", "TallyMoney", "TallyProtocol", "TallyTesting"]),
         .testTarget(name: "TallyAccountsTests", dependencies: [

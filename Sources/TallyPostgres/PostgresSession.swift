@@ -35,9 +35,8 @@ final class PostgresSession: SQLSession {
     func execute(_ sql: SQL) throws -> Int {
         let (text, values) = sql.rendered(for: .postgres)
         if values.isEmpty && text.contains(";") {
-            // Several statements (a migration's DDL): only the simple-query protocol takes them.
-            _ = try run(connection.simpleQuery(text))
-            return 0
+            // Possibly several statements (a migration's DDL): one at a time.
+            return try SQLScript.statements(text).reduce(0) { try $0 + (query($1, []).metadata.rows ?? 0) }
         }
         return try query(text, values).metadata.rows ?? 0
     }
