@@ -28,18 +28,34 @@ final class ConnectionPool: Sendable {
         logger = Logger(label: "tally.postgres", factory: { _ in SwiftLogNoOpLogHandler() })
     }
 
-    /// Runs `body` with a connection of the pool. `body` closes the connection when it can no
-    /// longer be trusted (see `PostgresSession`); a closed connection is not taken back.
-    func withConnection<T>(_ body: (PostgresConnection) throws -> T) throws -> T {
+    /// Runs `body` with a connection of the pool. `body` gives the lease up (`Lease.discard`) when
+    /// the connection can no longer be trusted (see `PostgresSession`); such a connection, or one
+    /// the server closed, is not taken back.
+    func withConnection<T>(_ body: (Lease) throws -> T) throws -> T {
         guard slots.wait(timeout: .now() + .milliseconds(Int(configuration.acquireTimeout.milliseconds))) == .success else {
             throw TallyError(
                 .unavailable,
                 "all \(configuration.poolSize) connections to the \(configuration.database) database stayed busy for \(configuration.acquireTimeout); retry shortly")
         }
         defer { slots.signal() }
-        let connection = try takeIdle() ?? connect()
-        defer { giveBack(connection) }
-        return try body(connection)
+        let lease = Lease(try takeIdle() ?? connect())
+        defer { giveBack(lease) }
+        return try body(lease)
+    }
+
+    /// One caller's use of a connection.
+    final class Lease {
+        let connection: PostgresConnection
+        private(set) var isDiscarded = false
+
+        init(_ connection: PostgresConnection) { self.connection = connection }
+
+        /// Closes the connection: it will not be lent again.
+        func discard() {
+            guard !isDiscarded else { return }
+            isDiscarded = true
+            ConnectionPool.close(connection)
+        }
     }
 
     private func takeIdle() -> PostgresConnection? {
@@ -50,11 +66,12 @@ final class ConnectionPool: Sendable {
         return nil
     }
 
-    private func giveBack(_ connection: PostgresConnection) {
-        if connection.isClosed {
-            Self.close(connection)
+    private func giveBack(_ lease: Lease) {
+        if lease.isDiscarded { return }
+        if lease.connection.isClosed {
+            Self.close(lease.connection)
         } else {
-            idle.withLock { $0.append(connection) }
+            idle.withLock { $0.append(lease.connection) }
         }
     }
 

@@ -79,9 +79,9 @@ public final class PostgresEngine: StorageEngine {
         throw PostgresFailure.conflict.error(location: location, database: configuration.database)
     }
 
-    private func once<T>(on connection: PostgresConnection, _ begin: String, _ body: (any SQLSession) throws -> T) throws -> Attempt<T> {
+    private func once<T>(on lease: ConnectionPool.Lease, _ begin: String, _ body: (any SQLSession) throws -> T) throws -> Attempt<T> {
         let session = PostgresSession(
-            connection: connection, database: configuration.database, location: location,
+            lease: lease, database: configuration.database, location: location,
             deadline: (configuration.statementTimeout ?? .seconds(300)) + .seconds(5), logger: logger)
         try session.command(begin)
         let value: T

@@ -11,7 +11,8 @@ import TallyStorage
 /// connection. `GroupCommit` swallows each change's error inside its savepoint, so the engine must
 /// not rely on the error reaching it.
 final class PostgresSession: SQLSession {
-    let connection: PostgresConnection
+    let lease: ConnectionPool.Lease
+    var connection: PostgresConnection { lease.connection }
     let database: String
     let location: String
     /// How long the client waits for one statement before it gives the connection up: past the
@@ -23,8 +24,8 @@ final class PostgresSession: SQLSession {
 
     var dialect: SQLDialect { .postgres }
 
-    init(connection: PostgresConnection, database: String, location: String, deadline: Duration, logger: Logger) {
-        self.connection = connection
+    init(lease: ConnectionPool.Lease, database: String, location: String, deadline: Duration, logger: Logger) {
+        self.lease = lease
         self.database = database
         self.location = location
         self.deadline = deadline
@@ -73,10 +74,10 @@ final class PostgresSession: SQLSession {
     /// Ends the transaction without its changes. When that fails too, the connection is closed,
     /// so the pool never lends out a connection stuck in a transaction.
     func rollback() {
-        guard !connection.isClosed else { return }
+        guard !lease.isDiscarded && !connection.isClosed else { return }
         let future = connection.query(PostgresQuery(unsafeSQL: "ROLLBACK"), logger: logger)
         guard case .success = BlockingWait.result(of: future, within: deadline) else {
-            ConnectionPool.close(connection)
+            lease.discard()
             return
         }
     }
@@ -88,7 +89,7 @@ final class PostgresSession: SQLSession {
     private func run<Value: Sendable>(_ future: EventLoopFuture<Value>) throws -> Value {
         guard let result = BlockingWait.result(of: future, within: deadline) else {
             doom = .connectionLost
-            ConnectionPool.close(connection)
+            lease.discard()
             throw TallyError(.unavailable, "the \(database) database did not answer within \(deadline); retry shortly")
         }
         switch result {
@@ -99,7 +100,7 @@ final class PostgresSession: SQLSession {
             case .conflict: doom = doom ?? failure
             case _ where failure.breaksConnection:
                 doom = failure
-                ConnectionPool.close(connection)
+                lease.discard()
             default: break
             }
             throw failure.error(location: location, database: database)

@@ -62,7 +62,9 @@ public final class PostgresCluster: Sendable {
     public init() throws {
         guard let bin = Self.binaries else { throw ClusterError(Self.whyUnavailable ?? "PostgreSQL is not installed") }
         self.bin = bin
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("tally-pg-\(UUID().uuidString.prefix(8))").path
+        // /tmp, not $TMPDIR: the socket's path must stay under 108 bytes, and `nobody` must be
+        // able to reach the directory.
+        directory = "/tmp/tally-pg-\(UUID().uuidString.prefix(8))"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         port = try Self.freePort()
         if geteuid() == 0 {

@@ -125,7 +125,7 @@ struct PostgresEngineTests {
         }
         #expect(try engine.read { try $0.fetchValue("SELECT COUNT(*) FROM value", as: Int.self) } == 0)
         // The connection that held the failed transactions serves again.
-        try engine.write { try $0.execute("INSERT INTO value (label) VALUES ('third')") }
+        _ = try engine.write { try $0.execute("INSERT INTO value (label) VALUES ('third')") }
     }
 
     @Test func readsAreReadOnly() throws {
@@ -145,11 +145,31 @@ struct PostgresEngineTests {
         #expect(try engine.read { try $0.fetchValue("SELECT 1", as: Int.self) } == 1, "the connection serves on")
     }
 
+    @Test func aCallerThatFindsEveryConnectionBusyIsToldUnavailable() throws {
+        let engine = try engine("&pool_size=1&acquire_timeout=0.2")
+        let holding = DispatchSemaphore(value: 0)
+        let release = DispatchSemaphore(value: 0)
+        Thread {
+            _ = try? engine.write { session in
+                try session.execute("INSERT INTO value (label) VALUES ('holder')")
+                holding.signal()
+                release.wait()
+            }
+        }.start()
+        holding.wait()
+        defer { release.signal() }
+        let started = ContinuousClock.now
+        #expect {
+            try engine.read { try $0.fetchValue("SELECT 1", as: Int.self) }
+        } throws: { ($0 as? TallyError)?.code == .unavailable }
+        #expect(ContinuousClock.now - started < .seconds(3))
+    }
+
     /// Read-then-write increments from four threads on two engines (two "hosts"): SERIALIZABLE
     /// aborts the ones that would lose an update, and the engine runs them again.
     @Test func conflictingWritersAreRetriedAndNoUpdateIsLost() throws {
         let engines = try (0..<2).map { _ in try engine() }
-        try engines[0].write { try $0.execute("INSERT INTO value (id, count) VALUES (1, 0)") }
+        _ = try engines[0].write { try $0.execute("INSERT INTO value (id, count) VALUES (1, 0)") }
         let failures = Mutex<[String]>([])
         onThreads(4) { thread in
             for _ in 0..<20 {

@@ -20,7 +20,7 @@ struct PostgresOutageTests {
         let overSocket = try PostgresEngine(url: cluster.url(database: "ledger") + "&connect_timeout=2")
         let overTCP = try PostgresEngine(url: cluster.tcpURL(database: "ledger") + "?connect_timeout=2")
         for engine in [overSocket, overTCP] {
-            try engine.write { try $0.execute("CREATE TABLE IF NOT EXISTS entry (id BIGINT)") }
+            _ = try engine.write { try $0.execute("CREATE TABLE IF NOT EXISTS entry (id BIGINT)") }
         }
 
         try cluster.stop()
@@ -34,7 +34,7 @@ struct PostgresOutageTests {
 
         try cluster.start()
         for engine in [overSocket, overTCP] {
-            try engine.write { try $0.execute("INSERT INTO entry VALUES (1)") }
+            _ = try engine.write { try $0.execute("INSERT INTO entry VALUES (1)") }
         }
         #expect(try overSocket.read { try $0.fetchValue("SELECT COUNT(*) FROM entry", as: Int.self) } == 2)
     }
