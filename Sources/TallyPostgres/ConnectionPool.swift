@@ -38,7 +38,7 @@ final class ConnectionPool: Sendable {
                 "all \(configuration.poolSize) connections to the \(configuration.database) database stayed busy for \(configuration.acquireTimeout); retry shortly")
         }
         defer { slots.signal() }
-        let lease = Lease(try takeIdle() ?? connect())
+        let lease = if let idle = takeIdle() { Lease(idle, reused: true) } else { Lease(try connect(), reused: false) }
         defer { giveBack(lease) }
         return try body(lease)
     }
@@ -46,9 +46,15 @@ final class ConnectionPool: Sendable {
     /// One caller's use of a connection.
     final class Lease {
         let connection: PostgresConnection
+        /// Whether the connection has served before and waited idle: the server may have ended it
+        /// since (a restart, an idle timeout) without the client having heard yet.
+        let reused: Bool
         private(set) var isDiscarded = false
 
-        init(_ connection: PostgresConnection) { self.connection = connection }
+        init(_ connection: PostgresConnection, reused: Bool) {
+            self.connection = connection
+            self.reused = reused
+        }
 
         /// Closes the connection: it will not be lent again.
         func discard() {

@@ -65,15 +65,18 @@ public final class PostgresEngine: StorageEngine {
     private enum Attempt<T> {
         case done(T)
         case conflict
+        /// An idle connection turned out dead at BEGIN: nothing was done, take another at once.
+        case stale
     }
 
     /// Runs `body` in a transaction opened with `begin`, again while it ends in a conflict.
     private func transaction<T>(_ begin: String, _ body: (any SQLSession) throws -> T) throws -> T {
         for attempt in 1...Self.attempts {
             if attempt > 1 { Self.pause(before: attempt) }
+            // (A stale connection costs an attempt, and at most `poolSize` of them are stale.)
             switch try translatingErrors({ try pool.withConnection { try once(on: $0, begin, body) } }) {
             case .done(let value): return value
-            case .conflict: continue
+            case .conflict, .stale: continue
             }
         }
         throw PostgresFailure.conflict.error(location: location, database: configuration.database)
@@ -83,7 +86,13 @@ public final class PostgresEngine: StorageEngine {
         let session = PostgresSession(
             lease: lease, database: configuration.database, location: location,
             deadline: (configuration.statementTimeout ?? .seconds(300)) + .seconds(5), logger: logger)
-        try session.command(begin)
+        do {
+            try session.command(begin)
+        } catch {
+            // The server ended it while it idled: it sent its goodbye (57P01) or just closed.
+            if lease.reused, session.doom?.breaksConnection == true { return .stale }
+            throw error
+        }
         let value: T
         do {
             value = try body(session)

@@ -38,4 +38,23 @@ struct PostgresOutageTests {
         }
         #expect(try overSocket.read { try $0.fetchValue("SELECT COUNT(*) FROM entry", as: Int.self) } == 2)
     }
+
+    /// The server ends an idle pooled connection (a restart, an administrator, an idle timeout):
+    /// the next caller is served on a fresh connection, not told about the dead one.
+    @Test func aConnectionTheServerEndedIsReplacedWithoutFailingTheNextCaller() throws {
+        let cluster = try PostgresCluster.shared()
+        let url = try cluster.makeDatabase()
+        let engine = try PostgresEngine(url: url + "&pool_size=2")
+        // Two threads at once, so the pool holds two idle connections.
+        onThreads(2) { _ in _ = try? engine.write { try $0.execute("SELECT pg_sleep(0.1)") } }
+        let ended = try PostgresEngine(url: url).write { session in
+            try session.fetchValues(
+                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()",
+                as: Bool.self)
+        }
+        #expect(ended.count == 2)
+        for _ in 0..<3 {
+            #expect(try engine.read { try $0.fetchValue("SELECT 1", as: Int.self) } == 1)
+        }
+    }
 }
