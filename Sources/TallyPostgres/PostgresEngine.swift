@@ -69,13 +69,14 @@ public final class PostgresEngine: StorageEngine {
         case stale
     }
 
-    /// Runs `body` in a transaction opened with `begin`, again while it ends in a conflict.
+    /// Runs `body` in a transaction opened with `begin`, again while it ends in a conflict (or
+    /// could not begin on a connection the server had ended).
     private func transaction<T>(_ begin: String, _ body: (any SQLSession) throws -> T) throws -> T {
         for attempt in 1...Self.attempts {
             if attempt > 1 { Self.pause(before: attempt) }
-            // (A stale connection costs an attempt, and at most `poolSize` of them are stale.)
             switch try translatingErrors({ try pool.withConnection { try once(on: $0, begin, body) } }) {
             case .done(let value): return value
+            // A stale connection costs an attempt too; at most `poolSize` of them can be stale.
             case .conflict, .stale: continue
             }
         }
