@@ -34,6 +34,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-crypto.git", from: "3.12.3"),
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
+        .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
     ],
     targets: [
         // libzmq, found through pkg-config; Debian/Ubuntu ship it as libzmq3-dev.
@@ -67,6 +68,13 @@ let package = Package(
             "TallyProtocol",
             .product(name: "GRDB", package: "GRDB.swift"),
             .product(name: "Metrics", package: "swift-metrics"),
+        ]),
+        // The PostgreSQL engine (postgres-nio), in a module of its own so that SwiftNIO stays out of
+        // TallyStorage and every SQLite-only module.
+        .target(name: "TallyPostgres", dependencies: [
+            "TallyStorage", "TallyProtocol",
+            .product(name: "PostgresNIO", package: "postgres-nio"),
+            .product(name: "Logging", package: "swift-log"),
         ]),
         // The worker runtime: an MDP worker per thread that dispatches commands to a service's handlers.
         .target(name: "TallyWorker", dependencies: [
@@ -156,7 +164,12 @@ let package = Package(
         .testTarget(name: "TallyObservabilityTests", dependencies: [
             "TallyObservability", .product(name: "Logging", package: "swift-log"),
         ]),
-        .testTarget(name: "TallyStorageTests", dependencies: ["TallyStorage", "TallyProtocol", "TallyTesting"]),
+        // The store's behaviour runs on both engines, so this target also depends on TallyPostgres.
+        .testTarget(name: "TallyStorageTests", dependencies: ["TallyStorage", "TallyPostgres", "TallyProtocol", "TallyTesting"]),
+        // The PostgreSQL engine on a throwaway cluster (TallyTesting's PostgresCluster).
+        .testTarget(name: "TallyPostgresTests", dependencies: [
+            "TallyPostgres", "TallyStorage", "TallyProtocol", "TallyTesting",
+        ]),
         .testTarget(name: "TallyMoneyTests", dependencies: ["TallyMoney", "TallyProtocol", "TallyTesting"]),
         .testTarget(name: "TallyCalcTests", dependencies: ["TallyCalc", "TallyMoney", "TallyProtocol", "TallyTesting"]),
         .testTarget(name: "TallyAccountsTests", dependencies: [

@@ -6,7 +6,7 @@ import TallyTesting
 import Testing
 
 /// The one stateful-service type: a change, its events and its stored result in one transaction,
-/// on a real SQLite file.
+/// on every engine (a real SQLite file, a real PostgreSQL database: see `TestEngine`).
 @Suite struct ServiceStoreTests {
     /// Collects what the store hands over after commit.
     final class Collector: EventSink, @unchecked Sendable {
@@ -26,10 +26,8 @@ import Testing
         try session.create(TableSchema("entry", columns: [ColumnSchema("id", .identity), ColumnSchema("amount", .money)]))
     }
 
-    private let directory = TemporaryDirectory(prefix: "tally-store")
-
-    private func store(sink: Collector? = nil, migrations: [Migration] = [Self.ledger]) throws -> ServiceStore {
-        try ServiceStore(service: "ledger", engine: try SQLiteEngine(directory: directory.path, name: "ledger"), migrations: migrations, sink: sink)
+    private func store(_ database: TestEngine.Database, sink: Collector? = nil, migrations: [Migration] = [Self.ledger]) throws -> ServiceStore {
+        try ServiceStore(service: "ledger", engine: try database.engine(), migrations: migrations, sink: sink)
     }
 
     private func request(_ amount: String, key: String? = nil) -> ChangeRequest {
@@ -47,9 +45,10 @@ import Testing
         return try JSONDecoder().decode(JSONValue.self, from: JSONEncoder.tally.encode(result))
     }
 
-    @Test func eventsCommitWithTheirChangeAreNumberedWithoutGapsAndPublishedAfter() throws {
+    @Test(arguments: TestEngine.available) func eventsCommitWithTheirChangeAreNumberedWithoutGapsAndPublishedAfter(_ kind: TestEngine) throws {
+        let database = try TestEngine.Database(kind)
         let sink = Collector()
-        let store = try store(sink: sink)
+        let store = try store(database, sink: sink)
         for amount: Int128 in [100, 200, 300] { try post(store, amount) }
         let stored = try store.events(after: 0, limit: 10)
         #expect(stored.map(\.sequence) == [1, 2, 3])
@@ -60,9 +59,10 @@ import Testing
         #expect(try store.lastEventSequence() == 3)
     }
 
-    @Test func aFailedChangeLeavesNothingAndItsNumbersAreReused() throws {
+    @Test(arguments: TestEngine.available) func aFailedChangeLeavesNothingAndItsNumbersAreReused(_ kind: TestEngine) throws {
+        let database = try TestEngine.Database(kind)
         let sink = Collector()
-        let store = try store(sink: sink)
+        let store = try store(database, sink: sink)
         #expect(throws: TallyError.self) {
             try store.change(request("1")) { change -> JSONValue in
                 try change.session.execute("INSERT INTO entry (amount) VALUES (\(Int128(1)))")
@@ -76,9 +76,10 @@ import Testing
         #expect(try store.events(after: 0, limit: 10).map(\.sequence) == [1], "no gap where the failed change was")
     }
 
-    @Test func aKeyedRetryGetsTheStoredResultAndAReusedKeyIsRefused() throws {
+    @Test(arguments: TestEngine.available) func aKeyedRetryGetsTheStoredResultAndAReusedKeyIsRefused(_ kind: TestEngine) throws {
+        let database = try TestEngine.Database(kind)
         let sink = Collector()
-        let store = try store(sink: sink)
+        let store = try store(database, sink: sink)
         let first = try post(store, 500, key: "k-1")
         #expect(try post(store, 500, key: "k-1") == first)
         #expect(try store.read { try $0.fetchValue("SELECT COUNT(*) FROM entry", as: Int.self) } == 1)
@@ -88,38 +89,42 @@ import Testing
         }
     }
 
-    @Test func moneyPast64BitsIsStoredExactly() throws {
-        let store = try store()
+    @Test(arguments: TestEngine.available) func moneyPast64BitsIsStoredExactly(_ kind: TestEngine) throws {
+        let database = try TestEngine.Database(kind)
+        let store = try store(database)
         let huge = Int128(Int64.max) * 1000 + 7
         try post(store, huge)
         try post(store, -huge)
         #expect(try store.read { try $0.fetchValues("SELECT amount FROM entry ORDER BY id", as: Int128.self) } == [huge, -huge])
     }
 
-    @Test func aDatabaseFromANewerReleaseIsRefused() throws {
-        _ = try store(migrations: [Self.ledger, Migration("ledger-v2") { _ in }])
+    @Test(arguments: TestEngine.available) func aDatabaseFromANewerReleaseIsRefused(_ kind: TestEngine) throws {
+        let database = try TestEngine.Database(kind)
+        _ = try store(database, migrations: [Self.ledger, Migration("ledger-v2") { _ in }])
         #expect {
-            try store(migrations: [Self.ledger])
+            try store(database, migrations: [Self.ledger])
         } throws: { error in
             let error = error as? TallyError
             return error?.code == .failedPrecondition && error?.message.contains("(ledger-v2): it was written by a newer release") == true
         }
     }
 
-    @Test func migrationsRunOnceAcrossReopening() throws {
+    @Test(arguments: TestEngine.available) func migrationsRunOnceAcrossReopening(_ kind: TestEngine) throws {
+        let database = try TestEngine.Database(kind)
         let counter = Mutex(0)
         let counting = Migration("ledger-count") { _ in counter.withLock { $0 += 1 } }
-        _ = try store(migrations: [Self.ledger, counting])
-        _ = try store(migrations: [Self.ledger, counting])
+        _ = try store(database, migrations: [Self.ledger, counting])
+        _ = try store(database, migrations: [Self.ledger, counting])
         #expect(counter.withLock { $0 } == 1)
     }
 
     /// Sixteen threads change at once while the first change holds its transaction open: the
     /// fifteen queued behind it commit together in one more transaction, each in its own
     /// savepoint, so the one that fails takes none of its neighbours with it.
-    @Test func concurrentChangesShareATransactionAndAFailureRollsBackAlone() async throws {
+    @Test(arguments: TestEngine.available) func concurrentChangesShareATransactionAndAFailureRollsBackAlone(_ kind: TestEngine) async throws {
+        let database = try TestEngine.Database(kind)
         let sink = Collector()
-        let store = try store(sink: sink)
+        let store = try store(database, sink: sink)
         let release = DispatchSemaphore(value: 0)
         let firstIsInside = Mutex(false)
         let outcomes = Mutex<[Int: Bool]>([:])

@@ -1,0 +1,106 @@
+import Foundation
+import TallyProtocol
+
+/// Where a PostgreSQL engine connects and how it behaves, read from a URL:
+///
+/// ```
+/// postgres://tally@db.internal:5432/tally?pool_size=8&connect_timeout=5&statement_timeout=30
+/// postgres://tally@/tally?host=/run/postgresql          (a unix socket directory)
+/// ```
+///
+/// The password comes from the URL (`postgres://user:secret@...`) or, when the URL has none, from
+/// `PGPASSWORD`, as libpq does. It is never printed: `redacted` (what `location` shows in logs and
+/// errors) is the URL without it.
+///
+/// Query parameters (all optional): `pool_size` (connections, default 4), `connect_timeout`
+/// (seconds to connect, default 5), `statement_timeout` (seconds a statement may run on the
+/// server, default 30; 0 turns it off), `acquire_timeout` (seconds a caller waits for a free
+/// connection, default 10).
+public struct PostgresConfiguration: Sendable {
+    public var host: String
+    public var port: Int
+    /// The directory holding the server's socket (`.s.PGSQL.<port>`), when connecting over a unix socket.
+    public var socketDirectory: String?
+    public var username: String
+    public var password: String?
+    public var database: String
+    public var poolSize: Int
+    public var connectTimeout: Duration
+    /// Server-side limit on one statement (`statement_timeout`); nil for none.
+    public var statementTimeout: Duration?
+    /// How long a caller waits for one of the pool's connections before it is told `unavailable`.
+    public var acquireTimeout: Duration
+
+    /// The defaults, for a server on `host`.
+    public init(
+        host: String = "localhost", port: Int = 5432, socketDirectory: String? = nil, username: String, password: String? = nil,
+        database: String, poolSize: Int = 4, connectTimeout: Duration = .seconds(5), statementTimeout: Duration? = .seconds(30),
+        acquireTimeout: Duration = .seconds(10)
+    ) {
+        self.host = host
+        self.port = port
+        self.socketDirectory = socketDirectory
+        self.username = username
+        self.password = password
+        self.database = database
+        self.poolSize = poolSize
+        self.connectTimeout = connectTimeout
+        self.statementTimeout = statementTimeout
+        self.acquireTimeout = acquireTimeout
+    }
+
+    /// Reads `url` (`postgres://` or `postgresql://`). `environment` supplies `PGPASSWORD` when
+    /// the URL carries no password.
+    public init(url: String, environment: [String: String] = ProcessInfo.processInfo.environment) throws {
+        func invalid(_ why: String) -> TallyError {
+            // Never echo the URL itself: it may hold a password.
+            TallyError(.invalidArgument, "the database URL is not a PostgreSQL URL: \(why)", field: "database")
+        }
+        guard let components = URLComponents(string: url), let scheme = components.scheme,
+            scheme == "postgres" || scheme == "postgresql"
+        else { throw invalid("expected postgres://user@host:port/database") }
+        let items = Dictionary((components.queryItems ?? []).map { ($0.name, $0.value ?? "") }, uniquingKeysWith: { $1 })
+        func seconds(_ name: String, default value: Duration) throws -> Duration {
+            guard let text = items[name] else { return value }
+            guard let number = Double(text), number >= 0, number.isFinite else { throw invalid("\(name) must be a number of seconds") }
+            return .milliseconds(Int64(number * 1000))
+        }
+        let database = components.path.hasPrefix("/") ? String(components.path.dropFirst()) : components.path
+        guard !database.isEmpty else { throw invalid("no database name (postgres://user@host/DATABASE)") }
+        guard let username = components.user.flatMap({ $0.removingPercentEncoding }), !username.isEmpty else {
+            throw invalid("no user name (postgres://USER@host/database)")
+        }
+        var poolSize = 4
+        if let text = items["pool_size"] {
+            guard let size = Int(text), (1...1000).contains(size) else { throw invalid("pool_size must be a whole number from 1 to 1000") }
+            poolSize = size
+        }
+        let statementTimeout = try seconds("statement_timeout", default: .seconds(30))
+        self.init(
+            host: components.host.flatMap { $0.isEmpty ? nil : $0 } ?? "localhost",
+            port: components.port ?? items["port"].flatMap { Int($0) } ?? 5432,
+            socketDirectory: items["host"].flatMap { $0.hasPrefix("/") ? $0 : nil },
+            username: username,
+            password: components.password?.removingPercentEncoding ?? environment["PGPASSWORD"],
+            database: database,
+            poolSize: poolSize,
+            connectTimeout: try seconds("connect_timeout", default: .seconds(5)),
+            statementTimeout: statementTimeout == .zero ? nil : statementTimeout,
+            acquireTimeout: try seconds("acquire_timeout", default: .seconds(10)))
+    }
+
+    /// The server's unix socket, when connecting through one.
+    var socketPath: String? {
+        socketDirectory.map { "\($0)/.s.PGSQL.\(port)" }
+    }
+
+    /// The URL without its password: what logs and errors show.
+    public var redacted: String {
+        let user = username.addingPercentEncoding(withAllowedCharacters: .urlUserAllowed) ?? username
+        if let socketDirectory {
+            return "postgres://\(user)@/\(database)?host=\(socketDirectory)&port=\(port)"
+        }
+        let bracketed = host.contains(":") ? "[\(host)]" : host
+        return "postgres://\(user)@\(bracketed):\(port)/\(database)"
+    }
+}

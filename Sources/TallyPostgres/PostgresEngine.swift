@@ -1,0 +1,144 @@
+import Foundation
+import Logging
+import PostgresNIO
+import TallyProtocol
+import TallyStorage
+
+/// A service's data in a PostgreSQL database, through postgres-nio: for deployments past one
+/// machine, where workers on several hosts share one database.
+///
+/// Why this shape:
+/// - Writes run SERIALIZABLE, so PostgreSQL gives what SQLite gives by locking the whole file:
+///   every write transaction behaves as if it ran alone (storage code written for SQLite, that
+///   reads then writes, stays correct). A transaction that PostgreSQL aborts for a conflict
+///   (SQLSTATE 40001, or a deadlock, 40P01) is run again from the start, as `StorageEngine.write`
+///   says, after a short random pause that grows with each attempt, so colliding writers spread out.
+/// - Reads run on a snapshot: REPEATABLE READ READ ONLY.
+/// - The event outbox's sequence stays gap-free because each change takes its numbers with an
+///   `UPDATE event_counter ... RETURNING` inside its transaction: the row is locked until the
+///   commit, and a transaction that rolls back gives its numbers back (see `EventOutbox`).
+/// - Migrations run under `pg_advisory_xact_lock`, READ COMMITTED so each statement sees what the
+///   previous lock holder committed: many workers starting at once apply each step once.
+/// - The protocol is synchronous and called from Tally's own threads: each call borrows a pooled
+///   connection and waits on that thread for postgres-nio's futures (see `BlockingWait`).
+public final class PostgresEngine: StorageEngine {
+    public let dialect = SQLDialect.postgres
+    public let configuration: PostgresConfiguration
+    /// The URL without its password.
+    public var location: String { configuration.redacted }
+    let pool: ConnectionPool
+    private let logger = Logger(label: "tally.postgres", factory: { _ in SwiftLogNoOpLogHandler() })
+
+    /// Conflicting attempts after which a write gives up as `unavailable`.
+    static let attempts = 30
+    /// The advisory lock every Tally process takes to migrate a database ("tally" + "mig").
+    static let migrationLock: Int64 = 0x7461_6c6c_796d_6967
+
+    public init(configuration: PostgresConfiguration) {
+        self.configuration = configuration
+        pool = ConnectionPool(configuration: configuration)
+    }
+
+    /// An engine for `url` (see `PostgresConfiguration`). Connects on first use, not here, so a
+    /// worker can start while the database is still coming up.
+    public convenience init(url: String, environment: [String: String] = ProcessInfo.processInfo.environment) throws {
+        self.init(configuration: try PostgresConfiguration(url: url, environment: environment))
+    }
+
+    public func read<T>(_ body: (any SQLSession) throws -> T) throws -> T {
+        try transaction("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", body)
+    }
+
+    public func write<T>(_ body: (any SQLSession) throws -> T) throws -> T {
+        try transaction("BEGIN ISOLATION LEVEL SERIALIZABLE", body)
+    }
+
+    public func migrate(_ migrations: [Migration]) throws {
+        try Migrator.run(migrations, location: location) { body in
+            try transaction("BEGIN ISOLATION LEVEL READ COMMITTED") { session in
+                try session.execute("SELECT pg_advisory_xact_lock(\(Self.migrationLock))")
+                try body(session)
+            }
+        }
+    }
+
+    private enum Attempt<T> {
+        case done(T)
+        case conflict
+        /// An idle connection turned out dead at BEGIN: nothing was done, take another at once.
+        case stale
+    }
+
+    /// Runs `body` in a transaction opened with `begin`, again while it ends in a conflict (or
+    /// could not begin on a connection the server had ended).
+    private func transaction<T>(_ begin: String, _ body: (any SQLSession) throws -> T) throws -> T {
+        for attempt in 1...Self.attempts {
+            if attempt > 1 { Self.pause(before: attempt) }
+            switch try translatingErrors({ try pool.withConnection { try once(on: $0, begin, body) } }) {
+            case .done(let value): return value
+            // A stale connection costs an attempt too; at most `poolSize` of them can be stale.
+            case .conflict, .stale: continue
+            }
+        }
+        throw PostgresFailure.conflict.error(location: location, database: configuration.database)
+    }
+
+    private func once<T>(on lease: ConnectionPool.Lease, _ begin: String, _ body: (any SQLSession) throws -> T) throws -> Attempt<T> {
+        let session = PostgresSession(
+            lease: lease, database: configuration.database, location: location,
+            deadline: (configuration.statementTimeout ?? .seconds(300)) + .seconds(5), logger: logger)
+        do {
+            try session.command(begin)
+        } catch {
+            // The server ended it while it idled: it sent its goodbye (57P01) or just closed.
+            if lease.reused, session.doom?.breaksConnection == true { return .stale }
+            throw error
+        }
+        let value: T
+        do {
+            value = try body(session)
+        } catch {
+            session.rollback()
+            if case .conflict = session.doom { return .conflict }
+            throw error
+        }
+        if let doom = session.doom {
+            // The body went on past a failure that dooms the transaction (GroupCommit swallows a
+            // change's error inside its savepoint): nothing of it may commit.
+            session.rollback()
+            if case .conflict = doom { return .conflict }
+            throw doom.error(location: location, database: configuration.database)
+        }
+        do {
+            // COMMIT of a transaction that an earlier, swallowed error aborted answers ROLLBACK.
+            guard try session.command("COMMIT") == "COMMIT" else {
+                throw StorageFailure(location: location, detail: "the transaction was rolled back by an earlier error in it")
+            }
+        } catch {
+            if case .conflict = session.doom {
+                session.rollback()
+                return .conflict
+            }
+            throw error
+        }
+        return .done(value)
+    }
+
+    /// Up to 1 ms times the attempt, at random: colliding writers do not collide again in step.
+    private static func pause(before attempt: Int) {
+        usleep(UInt32.random(in: 0...UInt32(attempt * 1000)))
+    }
+
+    /// Errors from the pool and postgres-nio, as the caller sees them; Tally's own pass through.
+    private func translatingErrors<T>(_ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch let error as TallyError {
+            throw error
+        } catch let error as StorageFailure {
+            throw error
+        } catch let error as PSQLError {
+            throw PostgresFailure(error).error(location: location, database: configuration.database)
+        }
+    }
+}

@@ -1,0 +1,71 @@
+import PostgresNIO
+import TallyProtocol
+import TallyStorage
+
+/// What a PostgreSQL error means for Tally, and what the caller is told (see `StorageEngine`):
+/// a conflict between writers is retried, a server that cannot be reached or is overloaded is
+/// `unavailable`, a full disk or exhausted memory `resource_exhausted`, anything else a
+/// `StorageFailure` (the worker logs it and answers `internal`).
+enum PostgresFailure {
+    case conflict
+    case connectionLost
+    case unavailable(String)
+    case timedOut(String)
+    case exhausted(String)
+    case failure(String)
+
+    init(_ error: any Error) {
+        guard let error = error as? PSQLError else {
+            self = .failure(String(describing: error))
+            return
+        }
+        switch error.code {
+        case .server:
+            let state = error.serverInfo?[.sqlState] ?? ""
+            let message = error.serverInfo?[.message] ?? "no message"
+            switch state {
+            // serialization_failure, deadlock_detected: the transaction may simply run again.
+            case "40001", "40P01": self = .conflict
+            // admin_shutdown, crash_shutdown, cannot_connect_now, too_many_connections, and class 08
+            // (connection exception): the server is going, coming or full.
+            case "57P01", "57P02", "57P03", "53300": self = .unavailable(message)
+            case _ where state.hasPrefix("08"): self = .unavailable(message)
+            // query_canceled (statement_timeout), lock_not_available (lock_timeout).
+            case "57014", "55P03": self = .timedOut(message)
+            // disk_full, out_of_memory, and class 53 (insufficient resources) otherwise.
+            case _ where state.hasPrefix("53"): self = .exhausted(message)
+            default: self = .failure("SQLSTATE \(state): \(message)")
+            }
+        case .connectionError, .serverClosedConnection, .clientClosedConnection, .uncleanShutdown, .poolClosed:
+            self = .connectionLost
+        default:
+            self = .failure(String(reflecting: error))
+        }
+    }
+
+    /// The error the caller sees.
+    func error(location: String, database: String) -> any Error {
+        switch self {
+        case .conflict:
+            TallyError(.unavailable, "the \(database) database kept conflicting with concurrent writers; retry shortly")
+        case .connectionLost:
+            TallyError(.unavailable, "the \(database) database cannot be reached; retry shortly")
+        case .unavailable(let why):
+            TallyError(.unavailable, "the \(database) database is unavailable (\(why)); retry shortly")
+        case .timedOut(let why):
+            TallyError(.unavailable, "the \(database) database took too long (\(why)); retry shortly")
+        case .exhausted(let why):
+            TallyError(.resourceExhausted, "the \(database) database is out of resources (\(why))")
+        case .failure(let detail):
+            StorageFailure(location: location, detail: detail)
+        }
+    }
+
+    /// Whether the connection it happened on can no longer be trusted.
+    var breaksConnection: Bool {
+        switch self {
+        case .connectionLost, .unavailable: true
+        default: false
+        }
+    }
+}

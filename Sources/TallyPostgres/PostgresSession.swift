@@ -1,0 +1,109 @@
+import Logging
+import PostgresNIO
+import TallyProtocol
+import TallyStorage
+
+/// `SQLSession` over one pooled connection inside a transaction.
+///
+/// A statement's error is translated for the caller at once (see `PostgresFailure`), and the
+/// failures that doom the whole transaction, whatever the caller does with the error, are kept in
+/// `doom`: a serialization failure or deadlock (the engine runs the transaction again) and a lost
+/// connection. `GroupCommit` swallows each change's error inside its savepoint, so the engine must
+/// not rely on the error reaching it.
+final class PostgresSession: SQLSession {
+    let lease: ConnectionPool.Lease
+    var connection: PostgresConnection { lease.connection }
+    let database: String
+    let location: String
+    /// How long the client waits for one statement before it gives the connection up: past the
+    /// server's own `statement_timeout`, for a server that does not answer at all.
+    let deadline: Duration
+    private let logger: Logger
+    private(set) var doom: PostgresFailure?
+    private var savepoints = 0
+
+    var dialect: SQLDialect { .postgres }
+
+    init(lease: ConnectionPool.Lease, database: String, location: String, deadline: Duration, logger: Logger) {
+        self.lease = lease
+        self.database = database
+        self.location = location
+        self.deadline = deadline
+        self.logger = logger
+    }
+
+    @discardableResult
+    func execute(_ sql: SQL) throws -> Int {
+        let (text, values) = sql.rendered(for: .postgres)
+        if values.isEmpty && text.contains(";") {
+            // Possibly several statements (a migration's DDL): one at a time.
+            return try SQLScript.statements(text).reduce(0) { try $0 + (query($1, []).metadata.rows ?? 0) }
+        }
+        return try query(text, values).metadata.rows ?? 0
+    }
+
+    func fetchAll(_ sql: SQL) throws -> [SQLRow] {
+        let (text, values) = sql.rendered(for: .postgres)
+        return try query(text, values).rows.map { row in
+            SQLRow(columns: row.map(\.columnName), values: row.map(PostgresValues.value))
+        }
+    }
+
+    func savepoint<T>(_ body: () throws -> T) throws -> T {
+        savepoints += 1
+        let name = "tally_\(savepoints)"
+        defer { savepoints -= 1 }
+        try command("SAVEPOINT \(name)")
+        do {
+            let value = try body()
+            try command("RELEASE SAVEPOINT \(name)")
+            return value
+        } catch {
+            // A doomed transaction cannot roll back to a savepoint; the engine ends it.
+            if doom == nil { try command("ROLLBACK TO SAVEPOINT \(name)") }
+            throw error
+        }
+    }
+
+    /// Runs a statement of the engine's own (BEGIN, COMMIT, SAVEPOINT); returns its command tag.
+    @discardableResult
+    func command(_ text: String) throws -> String {
+        try query(text, []).metadata.command
+    }
+
+    /// Ends the transaction without its changes. When that fails too, the connection is closed,
+    /// so the pool never lends out a connection stuck in a transaction.
+    func rollback() {
+        guard !lease.isDiscarded && !connection.isClosed else { return }
+        let future = connection.query(PostgresQuery(unsafeSQL: "ROLLBACK"), logger: logger)
+        guard case .success = BlockingWait.result(of: future, within: deadline) else {
+            lease.discard()
+            return
+        }
+    }
+
+    private func query(_ text: String, _ values: [SQLValue]) throws -> PostgresQueryResult {
+        try run(connection.query(PostgresQuery(unsafeSQL: text, binds: PostgresValues.bindings(values)), logger: logger))
+    }
+
+    private func run<Value: Sendable>(_ future: EventLoopFuture<Value>) throws -> Value {
+        guard let result = BlockingWait.result(of: future, within: deadline) else {
+            doom = .connectionLost
+            lease.discard()
+            throw TallyError(.unavailable, "the \(database) database did not answer within \(deadline); retry shortly")
+        }
+        switch result {
+        case .success(let value): return value
+        case .failure(let error):
+            let failure = PostgresFailure(error)
+            switch failure {
+            case .conflict: doom = doom ?? failure
+            case _ where failure.breaksConnection:
+                doom = failure
+                lease.discard()
+            default: break
+            }
+            throw failure.error(location: location, database: database)
+        }
+    }
+}

@@ -1,0 +1,196 @@
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A throwaway PostgreSQL server for tests: a cluster made with `initdb` in a temporary
+/// directory, listening on a unix socket in that directory and on a free loopback port, started
+/// with `pg_ctl -w` (which returns once the server accepts connections: nothing sleeps), and
+/// stopped and removed when the value goes away (or, for `shared`, when the test process exits).
+///
+/// Each test asks for its own fresh database (`makeDatabase`), as it gets its own stack.
+///
+/// PostgreSQL refuses to run as root, and tests may run as root (CI does): then `initdb` and the
+/// server run as `nobody`, through `runuser`, in a directory handed to that user. The cluster's
+/// superuser is `tally`, with `trust` authentication: it is reachable only from this machine.
+///
+/// The binaries are found on PATH, else in `/usr/lib/postgresql/<version>/bin` (Debian's place,
+/// newest version first); `ops/install-deps.sh` installs them.
+public final class PostgresCluster: Sendable {
+    public static let superuser = "tally"
+
+    /// The directory holding `initdb` and `pg_ctl`, or nil when PostgreSQL is not installed.
+    public static let binaries: String? = findBinaries()
+
+    /// Why PostgreSQL tests cannot run here, or nil when they can: for `.enabled(if:)` traits' comments.
+    public static let whyUnavailable: String? = binaries == nil
+        ? "PostgreSQL is not installed (no initdb on PATH or in /usr/lib/postgresql/*/bin): run ops/install-deps.sh"
+        : nil
+
+    public static var isInstalled: Bool { binaries != nil }
+
+    /// One cluster for the whole test process, started on first use. Stopped at exit.
+    public static func shared() throws -> PostgresCluster {
+        try sharedCluster.get()
+    }
+
+    private static let sharedCluster: Result<PostgresCluster, ClusterError> = {
+        let result = Result { () throws(ClusterError) in
+            do { return try PostgresCluster() } catch let error as ClusterError { throw error } catch { throw ClusterError("\(error)") }
+        }
+        if case .success = result {
+            atexit {
+                if case .success(let cluster) = PostgresCluster.sharedCluster { cluster.tearDown() }
+            }
+        }
+        return result
+    }()
+
+    public let directory: String
+    public let port: Int
+    private let bin: String
+    /// The user the server runs as when the tests run as root.
+    private let runAs: String?
+
+    /// The directory of the server's socket: `?host=` in a URL.
+    public var socketDirectory: String { directory }
+    private var dataDirectory: String { directory + "/data" }
+    public var logFile: String { directory + "/server.log" }
+
+    /// Makes and starts a new cluster.
+    public init() throws {
+        guard let bin = Self.binaries else { throw ClusterError(Self.whyUnavailable ?? "PostgreSQL is not installed") }
+        self.bin = bin
+        // /tmp, not $TMPDIR: the socket's path must stay under 108 bytes, and `nobody` must be
+        // able to reach the directory.
+        directory = "/tmp/tally-pg-\(UUID().uuidString.prefix(8))"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        port = try Self.freePort()
+        if geteuid() == 0 {
+            guard let nobody = getpwnam("nobody") else { throw ClusterError("running as root, and there is no user 'nobody' to run PostgreSQL as") }
+            runAs = "nobody"
+            guard chown(directory, nobody.pointee.pw_uid, nobody.pointee.pw_gid) == 0 else {
+                throw ClusterError("cannot hand \(directory) to nobody: \(String(cString: strerror(errno)))")
+            }
+        } else {
+            runAs = nil
+        }
+        try run("initdb", ["-D", dataDirectory, "-A", "trust", "-U", Self.superuser, "-E", "UTF8", "--locale=C", "--no-sync"])
+        try start()
+    }
+
+    /// Starts the server and returns once it accepts connections.
+    public func start() throws {
+        let options = [
+            "-k", directory, "-p", "\(port)", "-c", "listen_addresses=127.0.0.1",
+            // Throwaway data: no need to survive a power cut.
+            "-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off",
+            "-c", "max_connections=200",
+        ].joined(separator: " ")
+        try run("pg_ctl", ["-D", dataDirectory, "-l", logFile, "-o", options, "-w", "-t", "60", "start"])
+    }
+
+    /// Stops the server (fast: open connections are ended) and returns once it has stopped.
+    public func stop() throws {
+        try run("pg_ctl", ["-D", dataDirectory, "-m", "fast", "-w", "-t", "60", "stop"])
+    }
+
+    /// A new, empty database, and its URL (over the unix socket). `name` defaults to a fresh one.
+    @discardableResult
+    public func makeDatabase(_ name: String = "t_" + UUID().uuidString.prefix(12).lowercased()) throws -> String {
+        try run("createdb", ["-h", directory, "-p", "\(port)", "-U", Self.superuser, name], asServerUser: false)
+        return url(database: name)
+    }
+
+    /// The URL of `database` over the unix socket.
+    public func url(database: String) -> String {
+        "postgres://\(Self.superuser)@/\(database)?host=\(directory)&port=\(port)"
+    }
+
+    /// The URL of `database` over TCP on the loopback address.
+    public func tcpURL(database: String) -> String {
+        "postgres://\(Self.superuser)@127.0.0.1:\(port)/\(database)"
+    }
+
+    deinit { tearDown() }
+
+    private func tearDown() {
+        try? run("pg_ctl", ["-D", dataDirectory, "-m", "immediate", "-w", "stop"])
+        try? FileManager.default.removeItem(atPath: directory)
+    }
+
+    /// Runs one of PostgreSQL's programs and waits for it; throws with its output when it fails.
+    ///
+    /// Through posix_spawn and waitpid, not Foundation's `Process`: its `waitUntilExit` learns of
+    /// the exit on a dispatch queue, which never ran while the test process's few pool threads
+    /// were all busy (the cluster starts lazily, under a test), and the wait hung.
+    private func run(_ program: String, _ arguments: [String], asServerUser: Bool = true) throws {
+        var argv = ["\(bin)/\(program)"] + arguments
+        if asServerUser, let runAs { argv = ["/usr/sbin/runuser", "-u", runAs, "--"] + argv }
+        let output = directory + "/\(program).out"
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        var cArguments = argv.map { strdup($0) } + [nil]
+        defer { for argument in cArguments { free(argument) } }
+        var pid: pid_t = 0
+        let spawned = posix_spawn(&pid, argv[0], &actions, nil, &cArguments, environ)
+        guard spawned == 0 else { throw ClusterError("cannot run \(argv[0]): \(String(cString: strerror(spawned)))") }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 {
+            guard errno == EINTR else { throw ClusterError("waiting for \(program): \(String(cString: strerror(errno)))") }
+        }
+        // Exited normally with 0: WIFEXITED and WEXITSTATUS, which Swift does not import.
+        guard status & 0x7f == 0, (status >> 8) & 0xff == 0 else {
+            let said = (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
+            throw ClusterError("\(program) \(arguments.joined(separator: " ")) failed (wait status \(status)): \(said)")
+        }
+    }
+
+    private static func findBinaries() -> String? {
+        let fileManager = FileManager.default
+        for directory in (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":").map(String.init) {
+            let initdb = directory + "/initdb"
+            if fileManager.isExecutableFile(atPath: initdb) {
+                // Debian links initdb from elsewhere; its siblings (pg_ctl, createdb) are beside the target.
+                let resolved = URL(fileURLWithPath: initdb).resolvingSymlinksInPath().deletingLastPathComponent().path
+                if fileManager.isExecutableFile(atPath: resolved + "/pg_ctl") { return resolved }
+            }
+        }
+        let versions = ((try? fileManager.contentsOfDirectory(atPath: "/usr/lib/postgresql")) ?? [])
+            .compactMap { Int($0) }.sorted(by: >)
+        for version in versions {
+            let bin = "/usr/lib/postgresql/\(version)/bin"
+            if fileManager.isExecutableFile(atPath: bin + "/initdb") && fileManager.isExecutableFile(atPath: bin + "/pg_ctl") { return bin }
+        }
+        return nil
+    }
+
+    /// A loopback port nothing listens on now (the kernel's pick).
+    private static func freePort() throws -> Int {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw ClusterError("socket: \(String(cString: strerror(errno)))") }
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer -> Bool in
+                bind(fd, pointer, length) == 0 && getsockname(fd, pointer, &length) == 0
+            }
+        }
+        guard bound else { throw ClusterError("cannot find a free port: \(String(cString: strerror(errno)))") }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    public struct ClusterError: Error, CustomStringConvertible, Sendable {
+        public let description: String
+        init(_ description: String) { self.description = description }
+    }
+}

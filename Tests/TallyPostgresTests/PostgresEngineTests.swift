@@ -1,0 +1,248 @@
+import Foundation
+import Synchronization
+import TallyPostgres
+import TallyProtocol
+import TallyStorage
+import TallyTesting
+import Testing
+
+/// The PostgreSQL engine on a real server (a throwaway cluster, a fresh database per test):
+/// values both ways, transactions, conflicts retried, many writers and migrating workers at once.
+/// The store's own behaviour runs on both engines in `ServiceStoreTests`.
+@Suite(.enabled(if: PostgresCluster.isInstalled, Comment(rawValue: PostgresCluster.whyUnavailable ?? "")))
+struct PostgresEngineTests {
+    let url: String
+
+    init() throws {
+        url = try PostgresCluster.shared().makeDatabase()
+    }
+
+    static let values = Migration("values-v1") { session in
+        try session.create(TableSchema(
+            "value",
+            columns: [
+                ColumnSchema("id", .identity), ColumnSchema("amount", .money, notNull: false),
+                ColumnSchema("at", .timestamp, notNull: false), ColumnSchema("flag", .bool, notNull: false),
+                ColumnSchema("bytes", .blob, notNull: false), ColumnSchema("label", .text, notNull: false),
+                ColumnSchema("count", .integer, notNull: false),
+            ]))
+    }
+
+    private func engine(_ query: String = "") throws -> PostgresEngine {
+        let engine = try PostgresEngine(url: url + query)
+        try engine.migrate([Self.values])
+        return engine
+    }
+
+    /// The largest money the SQLite tests store, Int128's own limits, and their neighbours.
+    @Test func moneyRoundTripsExactlyAtEveryMagnitude() throws {
+        let engine = try engine()
+        let amounts: [Int128] = [0, 1, -1, 9999, 10000, -10001, Int128(Int64.max) * 1000 + 7, -(Int128(Int64.max) * 1000 + 7), .max, .min]
+        try engine.write { session in
+            for amount in amounts { try session.execute("INSERT INTO value (amount) VALUES (\(amount))") }
+        }
+        #expect(try engine.read { try $0.fetchValues("SELECT amount FROM value ORDER BY id", as: Int128.self) } == amounts)
+        // Numeric order is the numbers' order (SQLite's text column would sort them as text).
+        #expect(try engine.read { try $0.fetchValues("SELECT amount FROM value ORDER BY amount", as: Int128.self) } == amounts.sorted())
+        #expect(try engine.read { try $0.fetchValue("SELECT SUM(amount) FROM value WHERE amount BETWEEN -10001 AND 10000", as: Int128.self) } == 9998)
+    }
+
+    @Test func aNumericWithAFractionReadsAsItsText() throws {
+        let engine = try engine()
+        let row = try engine.read { try $0.fetchOne("SELECT 1.50::numeric AS a, 0.0001::numeric AS b, -12345.678::numeric AS c, 'NaN'::numeric AS d") }
+        #expect(row?.values == [.text("1.50"), .text("0.0001"), .text("-12345.678"), .text("NaN")])
+    }
+
+    /// Milliseconds since 1970 go in as TIMESTAMPTZ, exactly, on either side of both epochs.
+    @Test func timestampsAreTimestamptzToTheMillisecond() throws {
+        let engine = try engine()
+        let instants: [Int64] = [0, -1, 1, 946_684_800_000, 946_684_799_999, 1_700_000_000_123, -62_135_596_800_000]
+        try engine.write { session in
+            for instant in instants { try session.execute("INSERT INTO value (at) VALUES (\(timestamp: instant))") }
+        }
+        #expect(try engine.read { try $0.fetchValues("SELECT at FROM value ORDER BY id", as: SQLTimestamp.self) }.map(\.milliseconds) == instants)
+        let text = try engine.read {
+            try $0.fetchValue("SELECT to_char(at AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS.MS') FROM value WHERE at = \(timestamp: 1_700_000_000_123)", as: String.self)
+        }
+        #expect(text == "2023-11-14 22:13:20.123", "the server sees the same instant")
+    }
+
+    @Test func booleansBytesTextIntegersAndNulls() throws {
+        let engine = try engine()
+        let bytes = Data([0, 1, 2, 0xFF, 0])
+        try engine.write { session in
+            try session.execute("INSERT INTO value (flag, bytes, label, count) VALUES (\(true), \(bytes), \("Zürich ✓ 'quoted'"), \(Int64.min))")
+            try session.execute("INSERT INTO value (flag, bytes, label, count) VALUES (\(false), \(Data()), \(""), \(Int64.max))")
+            try session.execute("INSERT INTO value (flag, bytes, label, count) VALUES (\(nil as Bool?), \(nil as Data?), \(nil as String?), \(nil as Int64?))")
+        }
+        let rows = try engine.read { try $0.fetchAll("SELECT flag, bytes, label, count FROM value ORDER BY id") }
+        #expect(rows.map(\.values) == [
+            [.bool(true), .blob(bytes), .text("Zürich ✓ 'quoted'"), .integer(.min)],
+            [.bool(false), .blob(Data()), .text(""), .integer(.max)],
+            [.null, .null, .null, .null],
+        ])
+        #expect(try engine.read { try $0.fetchValue("SELECT COUNT(*) FROM value WHERE flag", as: Int.self) } == 1)
+    }
+
+    @Test func executeSaysHowManyRowsItChanged() throws {
+        let engine = try engine()
+        let changed = try engine.write { session -> Int in
+            for count: Int64 in 1...5 { try session.execute("INSERT INTO value (count) VALUES (\(count))") }
+            return try session.execute("UPDATE value SET label = 'big' WHERE count > \(Int64(2))")
+        }
+        #expect(changed == 3)
+    }
+
+    @Test func aSavepointThatThrowsRollsBackAloneAndTheTransactionGoesOn() throws {
+        let engine = try engine()
+        try engine.write { session in
+            try session.execute("INSERT INTO value (label) VALUES ('kept')")
+            _ = try? session.savepoint {
+                try session.execute("INSERT INTO value (label) VALUES ('undone')")
+                throw TallyError.invalidArgument("no")
+            }
+            // A failing statement inside a savepoint is undone with it, and the transaction goes on.
+            _ = try? session.savepoint { try session.execute("INSERT INTO no_such_table VALUES (1)") }
+            try session.execute("INSERT INTO value (label) VALUES ('after')")
+        }
+        #expect(try engine.read { try $0.fetchValues("SELECT label FROM value ORDER BY id", as: String.self) } == ["kept", "after"])
+    }
+
+    @Test func aFailedStatementIsAStorageFailureAndLeavesNothing() throws {
+        let engine = try engine()
+        #expect(throws: StorageFailure.self) {
+            try engine.write { session in
+                try session.execute("INSERT INTO value (label) VALUES ('first')")
+                try session.execute("INSERT INTO no_such_table VALUES (1)")
+            }
+        }
+        // An error the body swallows still aborts the transaction: nothing of it commits.
+        #expect(throws: StorageFailure.self) {
+            try engine.write { session in
+                try session.execute("INSERT INTO value (label) VALUES ('second')")
+                _ = try? session.execute("INSERT INTO no_such_table VALUES (1)")
+            }
+        }
+        #expect(try engine.read { try $0.fetchValue("SELECT COUNT(*) FROM value", as: Int.self) } == 0)
+        // The connection that held the failed transactions serves again.
+        _ = try engine.write { try $0.execute("INSERT INTO value (label) VALUES ('third')") }
+    }
+
+    @Test func readsAreReadOnly() throws {
+        let engine = try engine()
+        #expect(throws: StorageFailure.self) {
+            try engine.read { try $0.execute("INSERT INTO value (label) VALUES ('sneaky')") }
+        }
+    }
+
+    @Test func aStatementPastTheTimeoutIsUnavailable() throws {
+        let engine = try engine("&statement_timeout=0.2")
+        let started = ContinuousClock.now
+        #expect {
+            try engine.read { try $0.execute("SELECT pg_sleep(10)") }
+        } throws: { ($0 as? TallyError)?.code == .unavailable }
+        #expect(ContinuousClock.now - started < .seconds(5))
+        #expect(try engine.read { try $0.fetchValue("SELECT 1", as: Int.self) } == 1, "the connection serves on")
+    }
+
+    @Test func aCallerThatFindsEveryConnectionBusyIsToldUnavailable() throws {
+        let engine = try engine("&pool_size=1&acquire_timeout=0.2")
+        let holding = DispatchSemaphore(value: 0)
+        let release = DispatchSemaphore(value: 0)
+        Thread {
+            _ = try? engine.write { session in
+                try session.execute("INSERT INTO value (label) VALUES ('holder')")
+                holding.signal()
+                release.wait()
+            }
+        }.start()
+        holding.wait()
+        defer { release.signal() }
+        let started = ContinuousClock.now
+        #expect {
+            try engine.read { try $0.fetchValue("SELECT 1", as: Int.self) }
+        } throws: { ($0 as? TallyError)?.code == .unavailable }
+        #expect(ContinuousClock.now - started < .seconds(3))
+    }
+
+    /// Read-then-write increments from four threads on two engines (two "hosts"): SERIALIZABLE
+    /// aborts the ones that would lose an update, and the engine runs them again.
+    @Test func conflictingWritersAreRetriedAndNoUpdateIsLost() throws {
+        let engines = try (0..<2).map { _ in try engine() }
+        _ = try engines[0].write { try $0.execute("INSERT INTO value (id, count) VALUES (1, 0)") }
+        let failures = Mutex<[String]>([])
+        onThreads(4) { thread in
+            for _ in 0..<20 {
+                do {
+                    try engines[thread % 2].write { session in
+                        let count = try session.fetchValue("SELECT count FROM value WHERE id = 1", as: Int64.self) ?? 0
+                        try session.execute("UPDATE value SET count = \(count + 1) WHERE id = 1")
+                    }
+                } catch {
+                    failures.withLock { $0.append("\(error)") }
+                }
+            }
+        }
+        #expect(failures.withLock { $0 }.isEmpty, "\(failures.withLock { $0.prefix(3) })")
+        #expect(try engines[1].read { try $0.fetchValue("SELECT count FROM value WHERE id = 1", as: Int64.self) } == 80)
+    }
+
+    /// Several threads on each of two engines ("hosts", each with its own pool and group commit)
+    /// change one service at once: every change commits with its event, and the sequence is
+    /// 1...n with no gap and no repeat.
+    @Test func eventSequencesStayGapFreeWithManyWritersOnTwoHosts() throws {
+        let ledger = Migration("ledger-v1") { session in
+            try session.create(TableSchema("entry", columns: [ColumnSchema("id", .identity), ColumnSchema("amount", .money)]))
+        }
+        let stores = try (0..<2).map { _ in try ServiceStore(service: "ledger", engine: try PostgresEngine(url: url), migrations: [ledger]) }
+        let failures = Mutex<[String]>([])
+        let (threads, changes) = (6, 20)
+        onThreads(threads) { thread in
+            for change in 0..<changes {
+                do {
+                    let request = ChangeRequest(command: "ledger.post", key: "k-\(thread)-\(change)", scope: "ledger.post:ann", fingerprint: [:])
+                    _ = try stores[thread % 2].change(request) { change -> Int in
+                        try change.session.execute("INSERT INTO entry (amount) VALUES (\(Int128(thread)))")
+                        change.record(Posted(amount: "\(thread)"))
+                        return thread
+                    }
+                } catch {
+                    failures.withLock { $0.append("\(error)") }
+                }
+            }
+        }
+        #expect(failures.withLock { $0 }.isEmpty, "\(failures.withLock { $0.prefix(3) })")
+        let events = try stores[0].events(after: 0, limit: 1000)
+        #expect(events.map(\.sequence) == Array(1...Int64(threads * changes)))
+        #expect(try stores[1].lastEventSequence() == Int64(threads * changes))
+        #expect(try stores[0].read { try $0.fetchValue("SELECT COUNT(*) FROM entry", as: Int.self) } == threads * changes)
+        #expect(try stores[0].read { try $0.fetchValue("SELECT COUNT(*) FROM idempotency_key", as: Int.self) } == threads * changes)
+    }
+
+    struct Posted: DomainEvent {
+        let amount: String
+        var type: String { "ledger.posted" }
+        var subject: String? { "ann" }
+    }
+
+    /// Workers starting together, each with its own engine: every step is applied once, and
+    /// none of them fails.
+    @Test func workersStartingTogetherMigrateOnceWithoutRacing() throws {
+        let applied = Mutex(0)
+        let counting = Migration("values-count") { session in
+            applied.withLock { $0 += 1 }
+            try session.execute("CREATE TABLE counted (id BIGINT PRIMARY KEY); CREATE INDEX counted_id ON counted (id)")
+        }
+        let failures = Mutex<[String]>([])
+        onThreads(6) { _ in
+            do {
+                try PostgresEngine(url: url).migrate([Self.values, counting])
+            } catch {
+                failures.withLock { $0.append("\(error)") }
+            }
+        }
+        #expect(failures.withLock { $0 }.isEmpty, "\(failures.withLock { $0.prefix(3) })")
+        #expect(applied.withLock { $0 } == 1)
+        #expect(try PostgresEngine(url: url).read { try Migrator.applied($0) } == ["values-count", "values-v1"])
+    }
+}
