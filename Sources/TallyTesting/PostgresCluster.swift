@@ -66,7 +66,7 @@ public final class PostgresCluster: Sendable {
         // able to reach the directory.
         directory = "/tmp/tally-pg-\(UUID().uuidString.prefix(8))"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        port = try Self.freePort()
+        port = try freeLoopbackPort()
         if geteuid() == 0 {
             guard let nobody = getpwnam("nobody") else { throw ClusterError("running as root, and there is no user 'nobody' to run PostgreSQL as") }
             runAs = "nobody"
@@ -168,25 +168,6 @@ public final class PostgresCluster: Sendable {
             if fileManager.isExecutableFile(atPath: bin + "/initdb") && fileManager.isExecutableFile(atPath: bin + "/pg_ctl") { return bin }
         }
         return nil
-    }
-
-    /// A loopback port nothing listens on now (the kernel's pick).
-    private static func freePort() throws -> Int {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw ClusterError("socket: \(String(cString: strerror(errno)))") }
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer -> Bool in
-                bind(fd, pointer, length) == 0 && getsockname(fd, pointer, &length) == 0
-            }
-        }
-        guard bound else { throw ClusterError("cannot find a free port: \(String(cString: strerror(errno)))") }
-        return Int(UInt16(bigEndian: address.sin_port))
     }
 
     public struct ClusterError: Error, CustomStringConvertible, Sendable {

@@ -145,20 +145,8 @@ import Darwin
         return names
     }
 
-    /// A loopback port nobody listens on right now (the kernel's choice, released at once).
+    /// A loopback address nobody listens on right now.
     private func freeAddress() throws -> HTTPAddress {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
-        }
-        guard bound else { throw POSIXError(.EADDRNOTAVAIL) }
-        let port = UInt16(bigEndian: address.sin_port)
-        return try #require(HTTPAddress("127.0.0.1:\(port)"))
+        try #require(HTTPAddress("127.0.0.1:\(try freeLoopbackPort())"))
     }
 }
