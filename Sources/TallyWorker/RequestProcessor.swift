@@ -39,40 +39,36 @@ public struct RequestProcessor: Sendable {
     public func process(_ bodies: [[Data]], answer: (Int, Data) throws -> Void) rethrows {
         let started = ContinuousClock.now
         let requests = bodies.map(read)
-        var changes: [Int] = []
-        if let store = handler.sharedTransactionStore {
-            changes = requests.indices.filter { index in
-                guard case .envelope(let envelope) = requests[index] else { return false }
-                return handler.command(named: envelope.command)?.description.kind == .change
-            }
-            if changes.count < 2 { changes = [] }
-            for (index, request) in requests.enumerated() where !changes.contains(index) {
-                try answer(index, finish(request, since: started))
-            }
-            guard !changes.isEmpty else { return }
-            var outcomes: [Int: Outcome] = [:]
-            let failure = store.commitTogether {
-                // Whole again on every run: an engine may run it twice (see `commitTogether`).
-                outcomes = [:]
-                for index in changes {
-                    if case .envelope(let envelope) = requests[index] { outcomes[index] = outcome(of: envelope) }
-                }
-            }
+        let store = handler.sharedTransactionStore
+        var changes = store == nil ? [] : requests.indices.filter { index in
+            guard case .envelope(let envelope) = requests[index] else { return false }
+            return handler.command(named: envelope.command)?.description.kind == .change
+        }
+        if changes.count < 2 { changes = [] }
+        for (index, request) in requests.enumerated() where !changes.contains(index) {
+            try answer(index, finish(request, since: started))
+        }
+        guard let store, !changes.isEmpty else { return }
+        var outcomes: [Int: Outcome] = [:]
+        let failure = store.commitTogether {
+            // Whole again on every run: an engine may run it twice (see `commitTogether`).
+            outcomes = [:]
             for index in changes {
-                guard case .envelope(let envelope) = requests[index] else { continue }
-                let answered: Outcome
-                if let failure, outcomes[index]?.error == nil {
-                    // Nothing of the batch took effect: a change that had succeeded must not say so.
-                    answered = outcome(of: envelope, failure: failure)
-                } else {
-                    // Always there once the transaction committed.
-                    answered = outcomes[index] ?? outcome(of: envelope, failure: TallyError(.internal, "\(envelope.command) was not run"))
-                }
-                record(answered, since: started)
-                try answer(index, answered.reply)
+                if case .envelope(let envelope) = requests[index] { outcomes[index] = outcome(of: envelope) }
             }
-        } else {
-            for (index, request) in requests.enumerated() { try answer(index, finish(request, since: started)) }
+        }
+        for index in changes {
+            guard case .envelope(let envelope) = requests[index] else { continue }
+            let answered: Outcome
+            if let failure, outcomes[index]?.error == nil {
+                // Nothing of the batch took effect: a change that had succeeded must not say so.
+                answered = outcome(of: envelope, failure: failure)
+            } else {
+                // Always there once the transaction committed.
+                answered = outcomes[index] ?? outcome(of: envelope, failure: TallyError(.internal, "\(envelope.command) was not run"))
+            }
+            record(answered, since: started)
+            try answer(index, answered.reply)
         }
     }
 
