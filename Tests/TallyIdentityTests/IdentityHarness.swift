@@ -6,12 +6,14 @@ import TallyStorage
 import TallyTesting
 import Testing
 
-/// An identity service on a real SQLite file in a fresh temporary directory, called as a worker
+/// An identity service on a real database (SQLite, or PostgreSQL: `TestDatabase`) in a fresh temporary directory, called as a worker
 /// calls it (the caller set as the authentication middleware would set it from a token).
 final class IdentityHarness: Sendable {
     private let temporary = TemporaryDirectory(prefix: "tally-identity")
     let key: TokenSigningKey
     let service: IdentityService
+    /// The harness's database: SQLite, or PostgreSQL when `TALLY_TEST_DATABASE` says so.
+    let database: TestDatabase
 
     var directory: String { temporary.path }
     var store: ServiceStore { service.resources.store.store }
@@ -20,17 +22,18 @@ final class IdentityHarness: Sendable {
 
     init(throttle: LoginThrottle = LoginThrottle(), passwordCost: Int = ScryptParameters.weakestAccepted) throws {
         key = try TokenSigningKey.generate(id: "unit")
-        service = try Self.service(in: temporary.path, key: key, throttle: throttle, passwordCost: passwordCost)
+        database = try TestDatabase(name: "identity", directory: temporary.path)
+        service = try Self.service(in: database, key: key, throttle: throttle, passwordCost: passwordCost)
     }
 
-    /// Another service on the same file (a second worker, or one restarted with other settings).
+    /// Another service on the same database (a second worker, or one restarted with other settings).
     func secondService(throttle: LoginThrottle = LoginThrottle(), passwordCost: Int) throws -> IdentityService {
-        try Self.service(in: directory, key: key, throttle: throttle, passwordCost: passwordCost)
+        try Self.service(in: database, key: key, throttle: throttle, passwordCost: passwordCost)
     }
 
-    private static func service(in directory: String, key: TokenSigningKey, throttle: LoginThrottle, passwordCost: Int) throws -> IdentityService {
+    private static func service(in database: TestDatabase, key: TokenSigningKey, throttle: LoginThrottle, passwordCost: Int) throws -> IdentityService {
         try IdentityService(
-            store: try IdentityStore(engine: try SQLiteEngine(directory: directory, name: "identity")), signingKey: key,
+            store: try IdentityStore(engine: try database.engine()), signingKey: key,
             settings: IdentitySettings(passwordHashing: ScryptParameters(logN: passwordCost), throttle: throttle))
     }
 
