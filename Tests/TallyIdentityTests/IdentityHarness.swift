@@ -70,10 +70,34 @@ final class IdentityHarness: Sendable {
         try store.events(after: 0, limit: 1000)
     }
 
-    /// Every byte the service has written: the database, its WAL and its shared memory.
+    /// Every byte the service has written. On SQLite: the database, its WAL and its shared memory.
+    /// On PostgreSQL, whose files are the server's: every row of every table as text, and every
+    /// byte column with its printable bytes as they are (`encode(..., 'escape')`), so a secret
+    /// kept as text or as bytes would show.
     func storedBytes() throws -> Data {
-        try FileManager.default.contentsOfDirectory(atPath: directory).reduce(into: Data()) { all, name in
-            all.append(FileManager.default.contents(atPath: "\(directory)/\(name)") ?? Data())
+        guard database.kind == .postgres else {
+            return try FileManager.default.contentsOfDirectory(atPath: directory).reduce(into: Data()) { all, name in
+                all.append(FileManager.default.contents(atPath: "\(directory)/\(name)") ?? Data())
+            }
+        }
+        return try store.read { session in
+            let columns = try session.fetchAll("""
+                SELECT table_name, column_name, data_type FROM information_schema.columns
+                WHERE table_schema = current_schema() ORDER BY table_name, ordinal_position
+                """)
+            var all = Data()
+            for table in Set(try columns.map { try $0["table_name"] as String }).sorted() {
+                for row in try session.fetchAll("SELECT t::text AS row FROM \(raw: "\"\(table)\"") t") {
+                    all.append(Data(try (row["row"] as String).utf8))
+                }
+            }
+            for column in columns where try column["data_type"] as String == "bytea" {
+                let (table, name) = (try column["table_name"] as String, try column["column_name"] as String)
+                for row in try session.fetchAll("SELECT encode(\(raw: "\"\(name)\""), 'escape') AS bytes FROM \(raw: "\"\(table)\"")") {
+                    all.append(Data(try (row["bytes"] as String?)?.utf8 ?? "".utf8))
+                }
+            }
+            return all
         }
     }
 }
