@@ -151,8 +151,12 @@ let package = Package(
         ], swiftSettings: faultInjection),
         .executableTarget(name: "tally", dependencies: ["TallyCLI"]),
         // Test support: a real gateway and workers as child processes on private endpoints; a
-        // service's commands called in-process, as a worker calls them; a seeded generator.
-        .target(name: "TallyTesting", dependencies: ["ZeroMQ", "TallyProtocol", "TallyClient", "TallyWorker", "TallyAuth"]),
+        // service's commands called in-process, as a worker calls them; a seeded generator; the
+        // database a service test runs on (SQLite, or PostgreSQL when TALLY_TEST_DATABASE says so).
+        // TestDatabase puts a service harness on SQLite or PostgreSQL, hence TallyPostgres.
+        .target(name: "TallyTesting", dependencies: [
+            "ZeroMQ", "TallyProtocol", "TallyClient", "TallyWorker", "TallyAuth", "TallyStorage", "TallyPostgres",
+        ]),
         // Throughput and latency of a running stack: speed is measured here, never in tests.
         .executableTarget(name: "TallyBenchmark", dependencies: [
             "ZeroMQ", "TallyProtocol", "TallyTesting", "TallyAuth", "TallyNotifier",

@@ -8,7 +8,7 @@ import Testing
 /// What is kept on disk, and how values go in and out of it.
 @Suite struct StorageTests {
     @Test func balancesAreStoredAsExactIntegerMinorUnits() throws {
-        let harness = try AccountsHarness()
+        let harness = try AccountsHarness(kind: .sqlite)
         try harness.create("Card", balance: "-80.50")
         try harness.create("Dinar", balance: "1.25", currency: "BHD")
         try harness.create("Hyper", balance: "100000000000000000000", currency: "USD")
@@ -46,7 +46,7 @@ import Testing
     }
 
     @Test func theDatabaseIsOneFileThatSurvivesReopening() throws {
-        let harness = try AccountsHarness()
+        let harness = try AccountsHarness(kind: .sqlite)
         let wallet = try harness.create("Wallet", isDefault: true)
         #expect(FileManager.default.fileExists(atPath: harness.directory + "/accounts.sqlite"))
         let reopened = try harness.secondService()
@@ -84,7 +84,7 @@ import Testing
         """
 
     @Test func aFileAnOlderReleaseWroteIsUpgradedInPlace() throws {
-        let harness = try AccountsHarness(prepare: { engine in _ = try engine.write { try $0.execute(Self.olderRelease) } })
+        let harness = try AccountsHarness(kind: .sqlite, prepare: { engine in _ = try engine.write { try $0.execute(Self.olderRelease) } })
         let steps = try harness.store.read { try Migrator.applied($0) }
         #expect(steps == ["accounts-v1", "accounts-v2-money128", "event-counter", "event-outbox", "event-request-id", "idempotency-keys", "localized-strings-v1"])
         let wallet = try harness.call("accounts.get", ["id": 1])

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import TallyMoney
 import TallyProtocol
 @testable import TallyCurrency
@@ -12,10 +13,26 @@ func temporaryDataDirectory() throws -> String {
     return url.path
 }
 
-/// The currency store in `directory` (`currency.sqlite`), opened as a worker process opens it:
-/// two stores on one directory are two connections, as two worker processes are.
+/// The currency store in `directory` (`currency.sqlite`, or the PostgreSQL database made for
+/// that directory when `TALLY_TEST_DATABASE` says so), opened as a worker process opens it: two
+/// stores on one directory are two connections, as two worker processes are.
 func openStore(_ directory: String) throws -> CurrencyStore {
-    try CurrencyStore(engine: try SQLiteEngine(directory: directory, name: "currency"))
+    try CurrencyStore(engine: try TestDatabases.database(for: directory).engine())
+}
+
+/// The database of each test's data directory: the tests name their database by its directory,
+/// as workers do, and on PostgreSQL a directory's database is made the first time it is named.
+private enum TestDatabases {
+    static let byDirectory = Mutex<[String: TestDatabase]>([:])
+
+    static func database(for directory: String) throws -> TestDatabase {
+        try byDirectory.withLock { databases in
+            if let database = databases[directory] { return database }
+            let database = try TestDatabase(name: "currency", directory: directory)
+            databases[directory] = database
+            return database
+        }
+    }
 }
 
 /// A currency database in a temporary directory, with the embedded data loaded unless told otherwise.
@@ -27,7 +44,8 @@ func openStore(_ directory: String) throws -> CurrencyStore {
 func makeStore(loading data: CurrencyData? = CurrencyData.embedded, source: CurrencySource = .embedded) throws -> CurrencyStore {
     let directory = try temporaryDataDirectory()
     guard let data else { return try openStore(directory) }
-    if source == .embedded && data == CurrencyData.embedded {
+    // The template is a SQLite file; a PostgreSQL database loads the set itself.
+    if source == .embedded && data == CurrencyData.embedded && TestDatabase.kind == .sqlite {
         try EmbeddedTemplate.engine.get().backup(to: directory + "/currency.sqlite")
         return try openStore(directory)
     }

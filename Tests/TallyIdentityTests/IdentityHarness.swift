@@ -6,12 +6,14 @@ import TallyStorage
 import TallyTesting
 import Testing
 
-/// An identity service on a real SQLite file in a fresh temporary directory, called as a worker
+/// An identity service on a real database (SQLite, or PostgreSQL: `TestDatabase`) in a fresh temporary directory, called as a worker
 /// calls it (the caller set as the authentication middleware would set it from a token).
 final class IdentityHarness: Sendable {
     private let temporary = TemporaryDirectory(prefix: "tally-identity")
     let key: TokenSigningKey
     let service: IdentityService
+    /// The harness's database: SQLite, or PostgreSQL when `TALLY_TEST_DATABASE` says so.
+    let database: TestDatabase
 
     var directory: String { temporary.path }
     var store: ServiceStore { service.resources.store.store }
@@ -20,17 +22,18 @@ final class IdentityHarness: Sendable {
 
     init(throttle: LoginThrottle = LoginThrottle(), passwordCost: Int = ScryptParameters.weakestAccepted) throws {
         key = try TokenSigningKey.generate(id: "unit")
-        service = try Self.service(in: temporary.path, key: key, throttle: throttle, passwordCost: passwordCost)
+        database = try TestDatabase(name: "identity", directory: temporary.path)
+        service = try Self.service(in: database, key: key, throttle: throttle, passwordCost: passwordCost)
     }
 
-    /// Another service on the same file (a second worker, or one restarted with other settings).
+    /// Another service on the same database (a second worker, or one restarted with other settings).
     func secondService(throttle: LoginThrottle = LoginThrottle(), passwordCost: Int) throws -> IdentityService {
-        try Self.service(in: directory, key: key, throttle: throttle, passwordCost: passwordCost)
+        try Self.service(in: database, key: key, throttle: throttle, passwordCost: passwordCost)
     }
 
-    private static func service(in directory: String, key: TokenSigningKey, throttle: LoginThrottle, passwordCost: Int) throws -> IdentityService {
+    private static func service(in database: TestDatabase, key: TokenSigningKey, throttle: LoginThrottle, passwordCost: Int) throws -> IdentityService {
         try IdentityService(
-            store: try IdentityStore(engine: try SQLiteEngine(directory: directory, name: "identity")), signingKey: key,
+            store: try IdentityStore(engine: try database.engine()), signingKey: key,
             settings: IdentitySettings(passwordHashing: ScryptParameters(logN: passwordCost), throttle: throttle))
     }
 
@@ -67,10 +70,34 @@ final class IdentityHarness: Sendable {
         try store.events(after: 0, limit: 1000)
     }
 
-    /// Every byte the service has written: the database, its WAL and its shared memory.
+    /// Every byte the service has written. On SQLite: the database, its WAL and its shared memory.
+    /// On PostgreSQL, whose files are the server's: every row of every table as text, and every
+    /// byte column with its printable bytes as they are (`encode(..., 'escape')`), so a secret
+    /// kept as text or as bytes would show.
     func storedBytes() throws -> Data {
-        try FileManager.default.contentsOfDirectory(atPath: directory).reduce(into: Data()) { all, name in
-            all.append(FileManager.default.contents(atPath: "\(directory)/\(name)") ?? Data())
+        guard database.kind == .postgres else {
+            return try FileManager.default.contentsOfDirectory(atPath: directory).reduce(into: Data()) { all, name in
+                all.append(FileManager.default.contents(atPath: "\(directory)/\(name)") ?? Data())
+            }
+        }
+        return try store.read { session in
+            let columns = try session.fetchAll("""
+                SELECT table_name, column_name, data_type FROM information_schema.columns
+                WHERE table_schema = current_schema() ORDER BY table_name, ordinal_position
+                """)
+            var all = Data()
+            for table in Set(try columns.map { try $0["table_name"] as String }).sorted() {
+                for row in try session.fetchAll("SELECT t::text AS row FROM \(raw: "\"\(table)\"") t") {
+                    all.append(Data(try (row["row"] as String).utf8))
+                }
+            }
+            for column in columns where try column["data_type"] as String == "bytea" {
+                let (table, name) = (try column["table_name"] as String, try column["column_name"] as String)
+                for row in try session.fetchAll("SELECT encode(\(raw: "\"\(name)\""), 'escape') AS bytes FROM \(raw: "\"\(table)\"")") {
+                    all.append(Data(try (row["bytes"] as String?)?.utf8 ?? "".utf8))
+                }
+            }
+            return all
         }
     }
 }

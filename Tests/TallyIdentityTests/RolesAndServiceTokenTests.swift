@@ -77,6 +77,8 @@ import Testing
         }
         #expect(secrets.count == 7)
         let stored = try identity.storedBytes()
+        // The search below means something only if the service's data is in what it reads.
+        #expect(stored.range(of: Data("identity.user_created".utf8)) != nil)
         let events = try JSONEncoder().encode(try identity.events())
         for secret in secrets {
             #expect(stored.range(of: Data(secret.utf8)) == nil, "stored: \(secret.prefix(12))…")

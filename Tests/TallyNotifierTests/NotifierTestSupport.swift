@@ -3,21 +3,24 @@ import Logging
 import TallyNotifier
 import TallyProtocol
 import TallyStorage
+import TallyTesting
 
 /// A fresh notifier database in a temporary directory.
 func makeStore(rules: [any AlertRule] = AlertRules.all) throws -> NotifierStore {
     try NotifierStore(engine: try makeEngine(), rules: rules)
 }
 
-/// A fresh, empty `notifier.sqlite` in a temporary directory.
-func makeEngine() throws -> SQLiteEngine {
+/// A fresh, empty notifier database in a temporary directory: `notifier.sqlite`, or a
+/// PostgreSQL database when `TALLY_TEST_DATABASE` says so. Its `engine()` opens it again, as
+/// another notifier process (or a restart) does. `kind` is `.sqlite` for a test about SQLite's own file.
+func makeDatabase(kind: TestDatabase.Kind = TestDatabase.kind) throws -> TestDatabase {
     let directory = FileManager.default.temporaryDirectory.appendingPathComponent("notifier-test-\(UUID().uuidString.prefix(8))")
-    return try SQLiteEngine(directory: directory.path, name: "notifier")
+    return try TestDatabase(kind: kind, name: "notifier", directory: directory.path)
 }
 
-/// Another engine on the file of `engine`, as another notifier process (or a restart) opens it.
-func reopen(_ engine: SQLiteEngine) throws -> SQLiteEngine {
-    try SQLiteEngine(directory: URL(fileURLWithPath: engine.path).deletingLastPathComponent().path, name: "notifier")
+/// An engine on a fresh, empty notifier database.
+func makeEngine(kind: TestDatabase.Kind = TestDatabase.kind) throws -> any StorageEngine {
+    try makeDatabase(kind: kind).engine()
 }
 
 func priceEvent(

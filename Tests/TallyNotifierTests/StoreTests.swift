@@ -107,9 +107,10 @@ import Testing
     }
 
     @Test func aRestartKeepsWhatWasHandled() throws {
-        let engine = try makeEngine()
+        let database = try makeDatabase()
+        let engine = try database.engine()
         _ = try NotifierStore(engine: engine).handle(priceEvent(sequence: 1))
-        let reopened = try NotifierStore(engine: try reopen(engine))
+        let reopened = try NotifierStore(engine: try database.engine())
         #expect(try reopened.handle(priceEvent(sequence: 1)) == .duplicate)
         #expect(try reopened.lastAlertSequence() == 1)
     }
@@ -117,9 +118,10 @@ import Testing
     /// Two stores on one file are two notifiers on one database: the alert numbers they give out,
     /// in turn, make one sequence without a gap; events without alerts take no number.
     @Test func alertSequencesHaveNoGapsAcrossNotifiersSharingADatabase() throws {
-        let engine = try makeEngine()
+        let database = try makeDatabase()
+        let engine = try database.engine()
         let first = try NotifierStore(engine: engine)
-        let second = try NotifierStore(engine: try reopen(engine))
+        let second = try NotifierStore(engine: try database.engine())
         var numbers: [Int64] = []
         for sequence in Int64(1)...6 {
             let store = sequence % 2 == 0 ? first : second
@@ -145,7 +147,7 @@ import Testing
     /// A database of the first release (alerts numbered by SQLite's AUTOINCREMENT) goes on from
     /// the highest number ever given, even when that alert has been deleted since.
     @Test func anUpgradedDatabaseNumbersOnFromItsHighestAlert() throws {
-        let engine = try makeEngine()
+        let engine = try makeEngine(kind: .sqlite)
         try engine.migrate(Array(NotifierSchema.migrations.prefix(1)))
         try engine.write { session in
             for index in 1...3 {

@@ -1,4 +1,5 @@
 import TallyProtocol
+import TallyStorage
 import Testing
 
 /// Points for covering colleagues, the leaderboard, and hours worked.
@@ -36,7 +37,8 @@ import Testing
         let trade = try harness.offer(try harness.shift(team, on: date, worker: bo), on: date, as: bo)
         try harness.trade(trade, "roster.take", as: cleo)
         // Taken within a day of its start (the clock moved on behind the service's back).
-        try harness.execute("UPDATE trade SET claimed_at = starts_at - \(3_600_000)")
+        // A timestamp is milliseconds on SQLite and TIMESTAMPTZ on PostgreSQL: an hour is spelt per engine.
+        try harness.execute("UPDATE trade SET claimed_at = " + SQL.dialect { $0 == .sqlite ? "starts_at - 3600000" : "starts_at - INTERVAL '1 hour'" })
         try harness.trade(trade, "roster.approve", as: ann)
         #expect(try board(harness, team).first?[1 ... 2] == ["u-cleo", 15])
         let reason = try harness.store.read { try $0.fetchValue("SELECT reason FROM point_entry", as: String.self) }

@@ -6,7 +6,7 @@ import Testing
 
 @testable import TallyRoster
 
-/// A roster service on a real SQLite file in a fresh temporary directory, called as a worker
+/// A roster service on a real database (SQLite, or PostgreSQL: `TestDatabase`) in a fresh temporary directory, called as a worker
 /// calls it (with the caller the authentication middleware would set), with results decoded as a
 /// client sees them. The directory goes with the harness.
 final class RosterHarness: Sendable {
@@ -23,15 +23,19 @@ final class RosterHarness: Sendable {
     var directory: String { temporary.path }
     var store: ServiceStore { service.resources.store }
 
+    /// The harness's database: SQLite, or PostgreSQL when `TALLY_TEST_DATABASE` says so.
+    let database: TestDatabase
+
     init() throws {
-        service = try Self.open(temporary.path)
+        database = try TestDatabase(name: "roster", directory: temporary.path)
+        service = try Self.open(database)
     }
 
-    /// Another service on the same file, as a second worker process would open it.
-    func secondService() throws -> RosterService { try Self.open(directory) }
+    /// Another service on the same database, as a second worker process would open it.
+    func secondService() throws -> RosterService { try Self.open(database) }
 
-    private static func open(_ directory: String) throws -> RosterService {
-        RosterService(store: try RosterStore(engine: try SQLiteEngine(directory: directory, name: "roster")))
+    private static func open(_ database: TestDatabase) throws -> RosterService {
+        RosterService(store: try RosterStore(engine: try database.engine()))
     }
 
     @discardableResult

@@ -5,7 +5,7 @@ import TallyStorage
 import TallyTesting
 import Testing
 
-/// A shopping service on a real SQLite file in a fresh temporary directory, called as a worker
+/// A shopping service on a real database (SQLite, or PostgreSQL: `TestDatabase`) in a fresh temporary directory, called as a worker
 /// calls it, with results decoded as a client sees them. The directory goes with the harness.
 ///
 /// Every call comes from a signed-in caller, `as` (by default "ann"), whose user id is that name,
@@ -17,16 +17,21 @@ final class ShoppingHarness: Sendable {
     var directory: String { temporary.path }
     var store: ServiceStore { service.resources.store }
 
-    /// `prepare` runs on the file before the service opens it: to leave it as an older release did.
-    init(prepare: (SQLiteEngine) throws -> Void = { _ in }) throws {
-        let engine = try SQLiteEngine(directory: temporary.path, name: "shopping")
+    /// The harness's database: SQLite, or PostgreSQL when `TALLY_TEST_DATABASE` says so.
+    let database: TestDatabase
+
+    /// `prepare` runs on the database before the service opens it: to leave it as an older release did.
+    /// `kind` is `.sqlite` for a test about SQLite's own file, whatever the environment says.
+    init(kind: TestDatabase.Kind = TestDatabase.kind, prepare: (any StorageEngine) throws -> Void = { _ in }) throws {
+        database = try TestDatabase(kind: kind, name: "shopping", directory: temporary.path)
+        let engine = try database.engine()
         try prepare(engine)
         service = ShoppingService(store: try ShoppingStore(engine: engine))
     }
 
-    /// Another service on the same file, as a second worker process would open it.
+    /// Another service on the same database, as a second worker process would open it.
     func secondService() throws -> ShoppingService {
-        ShoppingService(store: try ShoppingStore(engine: try SQLiteEngine(directory: directory, name: "shopping")))
+        ShoppingService(store: try ShoppingStore(engine: try database.engine()))
     }
 
     /// Runs `sql` in a write transaction of its own, behind the service's back.

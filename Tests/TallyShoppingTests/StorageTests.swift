@@ -6,7 +6,7 @@ import Testing
 /// What is kept on disk, how prices go in and out of it, and files an older release wrote.
 @Suite struct StorageTests {
     @Test func pricesRoundTripExactlyAsTextMinorUnits() throws {
-        let harness = try ShoppingHarness()
+        let harness = try ShoppingHarness(kind: .sqlite)
         for edge in MoneyTests.edges {
             let list = try harness.list(edge.currency, currency: edge.currency)
             try harness.buy(list, try harness.item(list, "Gold"), price: edge.largest)
@@ -62,7 +62,7 @@ import Testing
         """
 
     @Test func aFileAnOlderReleaseWroteIsUpgradedInPlace() throws {
-        let harness = try ShoppingHarness(prepare: { engine in _ = try engine.write { try $0.execute(Self.olderRelease) } })
+        let harness = try ShoppingHarness(kind: .sqlite, prepare: { engine in _ = try engine.write { try $0.execute(Self.olderRelease) } })
         let steps = try harness.store.read { try Migrator.applied($0) }
         #expect(steps == ["event-counter", "event-outbox", "event-request-id", "idempotency-keys", "shopping-v1", "shopping-v2-money128"])
         #expect(try harness.store.read { try $0.fetchValue("SELECT typeof(unit_price_minor) FROM shopping_item WHERE id = 1", as: String.self) } == "text")
