@@ -2,8 +2,9 @@ import Foundation
 import Synchronization
 
 extension Process {
-    /// Starts the process while no other thread of this process is starting one, which every
-    /// launch in Tally (`tally up`'s supervisor, the test stacks, the tests' helpers) goes through.
+    /// Starts the process while no other thread of this process is starting one: how `tally up`'s
+    /// supervisor starts its children. (The tests start theirs with `TallyTesting.ChildSpawn`,
+    /// which avoids both problems below.)
     ///
     /// Why: on Linux, Foundation learns that a child has exited when a socket it shares with that
     /// child reads end of file, so the child's end must live in that child alone. But `run()`

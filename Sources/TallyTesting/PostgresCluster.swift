@@ -86,7 +86,8 @@ public final class PostgresCluster: Sendable {
             "-k", directory, "-p", "\(port)", "-c", "listen_addresses=127.0.0.1",
             // Throwaway data: no need to survive a power cut.
             "-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off",
-            "-c", "max_connections=200",
+            // Integration tests run many worker processes at once, each with a pool.
+            "-c", "max_connections=600",
         ].joined(separator: " ")
         try run("pg_ctl", ["-D", dataDirectory, "-l", logFile, "-o", options, "-w", "-t", "60", "start"])
     }
@@ -122,32 +123,23 @@ public final class PostgresCluster: Sendable {
 
     /// Runs one of PostgreSQL's programs and waits for it; throws with its output when it fails.
     ///
-    /// Through posix_spawn and waitpid, not Foundation's `Process`: its `waitUntilExit` learns of
-    /// the exit on a dispatch queue, which never ran while the test process's few pool threads
-    /// were all busy (the cluster starts lazily, under a test), and the wait hung.
+    /// Through `ChildSpawn` and waitpid on this thread, not Foundation's `Process`: its
+    /// `waitUntilExit` learns of the exit on a dispatch queue, which never ran while the test
+    /// process's few pool threads were all busy (the cluster starts lazily, under a test), and the
+    /// wait hung.
     private func run(_ program: String, _ arguments: [String], asServerUser: Bool = true) throws {
         var argv = ["\(bin)/\(program)"] + arguments
         if asServerUser, let runAs { argv = ["/usr/sbin/runuser", "-u", runAs, "--"] + argv }
         let output = directory + "/\(program).out"
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-        posix_spawn_file_actions_adddup2(&actions, 1, 2)
-        var cArguments = argv.map { strdup($0) } + [nil]
-        defer { for argument in cArguments { free(argument) } }
-        var pid: pid_t = 0
-        let spawned = posix_spawn(&pid, argv[0], &actions, nil, &cArguments, environ)
-        guard spawned == 0 else { throw ClusterError("cannot run \(argv[0]): \(String(cString: strerror(spawned)))") }
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 {
-            guard errno == EINTR else { throw ClusterError("waiting for \(program): \(String(cString: strerror(errno)))") }
+        let ended: ChildSpawn.Termination
+        do {
+            ended = try ChildSpawn.run(argv, output: output)
+        } catch {
+            throw ClusterError("\(error)")
         }
-        // Exited normally with 0: WIFEXITED and WEXITSTATUS, which Swift does not import.
-        guard status & 0x7f == 0, (status >> 8) & 0xff == 0 else {
+        guard ended.succeeded else {
             let said = (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
-            throw ClusterError("\(program) \(arguments.joined(separator: " ")) failed (wait status \(status)): \(said)")
+            throw ClusterError("\(program) \(arguments.joined(separator: " ")) failed (\(ended.signaled ? "signal" : "status") \(ended.status)): \(said)")
         }
     }
 

@@ -7,7 +7,7 @@ public final class TallyProcess: @unchecked Sendable {
     public let name: String
     public let arguments: [String]
     public let logFile: URL
-    private let process: Process
+    public let pid: Int32
     private let listener: ReadinessListener
     /// What the process said about itself, and its exit status once it has exited.
     private let observed = Awaitable(Observed())
@@ -28,46 +28,37 @@ public final class TallyProcess: @unchecked Sendable {
         listener = try ReadinessListener(socketPath: notifySocket) { state in
             observed.update { $0.readiness = state }
         }
-        process = Process()
-        process.executableURL = executable
-        process.arguments = arguments
         var environment = ProcessInfo.processInfo.environment
         // The child stops by itself if the test process dies, so no stray process outlives a run.
         environment["TALLY_PARENT_PID"] = "\(getpid())"
         environment["NOTIFY_SOCKET"] = notifySocket
         environment.merge(extra) { _, new in new }
-        process.environment = environment
-        _ = FileManager.default.createFile(atPath: logFile.path, contents: nil)
-        let log = try FileHandle(forWritingTo: logFile)
-        process.standardOutput = log
-        process.standardError = log
-        // Standard input from a file, not a Pipe: after spawning, Foundation closes a Pipe's child
-        // end with `try! close()`, which a signal arriving at that moment (EINTR) turned into a
-        // crash of the whole test process.
+        // Standard input from a file: what a command reads is all there before it starts.
+        var inputFile: String?
         if let input {
-            let inputFile = logFile.appendingPathExtension("stdin")
-            try input.write(to: inputFile)
-            process.standardInput = try FileHandle(forReadingFrom: inputFile)
-        } else {
-            process.standardInput = FileHandle.nullDevice
-        }
-        let listener = listener
-        process.terminationHandler = { process in
-            // Read what the child sent before it died first, so a READY just before an exit counts.
-            listener.close()
-            observed.update { $0.exitStatus = process.terminationStatus }
+            inputFile = logFile.appendingPathExtension("stdin").path
+            try input.write(to: URL(fileURLWithPath: inputFile!))
         }
         do {
-            try process.runAlone()
+            pid = try ChildSpawn.start(
+                [executable.path] + arguments, environment: environment, input: inputFile, output: logFile.path)
         } catch {
             listener.close()
             throw error
+        }
+        let pid = pid
+        let listener = listener
+        // A thread of its own waits for the exit, off the concurrency pool.
+        Thread.detachNewThread {
+            let ended = ChildSpawn.wait(for: pid)
+            // Read what the child sent before it died first, so a READY just before an exit counts.
+            listener.close()
+            observed.update { $0.exitStatus = ended.status }
         }
     }
 
     deinit { listener.close() }
 
-    public var pid: Int32 { process.processIdentifier }
     public var isRunning: Bool { observed.value.exitStatus == nil }
     public var exitStatus: Int32? { observed.value.exitStatus }
     /// What the process last said about itself (`READY=1`, its `STATUS=` line).
@@ -96,7 +87,7 @@ public final class TallyProcess: @unchecked Sendable {
     }
 
     public func signal(_ signal: Int32) {
-        if isRunning { kill(process.processIdentifier, signal) }
+        if isRunning { kill(pid, signal) }
     }
 
     /// Kills the process at once, as a crash would, and waits until it is gone.

@@ -2,6 +2,7 @@ import Foundation
 import ZeroMQ
 import TallyLifecycle
 import TallyProtocol
+import TallyTesting
 
 /// Where the contract lives: the repository root, found from this file's path.
 enum Repository {
@@ -424,31 +425,27 @@ enum SchemaValidator {
 
     private static func runBlocking(items: [Item], checkSchemas: Bool) throws -> Output {
         let job = try JSONEncoder().encode(Job(schemas: Repository.schemas.path, checkSchemas: checkSchemas, items: items))
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", Repository.validator.path]
-        let input = Pipe()
-        let output = Pipe()
-        let errors = Pipe()
-        process.standardInput = input
-        process.standardOutput = output
-        process.standardError = errors
+        // Files, not pipes, and no Foundation `Process` (see `ChildSpawn`): the job is written
+        // whole before the program starts, and its answers read once it has ended.
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("validate-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        let files = (job: scratch.appendingPathComponent("job.json"), out: scratch.appendingPathComponent("out"), err: scratch.appendingPathComponent("err"))
+        try job.write(to: files.job)
+        let ended: ChildSpawn.Termination
         do {
-            try process.runAlone()
+            ended = try ChildSpawn.run(
+                ["/usr/bin/env", "python3", Repository.validator.path], input: files.job.path, output: files.out.path, errors: files.err.path)
         } catch {
             throw Failure(description: "could not start /usr/bin/env python3 (\(error)); \(installHint)")
         }
-        // validate.py reads all of its input before it writes anything, so this cannot deadlock.
-        input.fileHandleForWriting.write(job)
-        try? input.fileHandleForWriting.close()
-        let stdout = output.fileHandleForReading.readDataToEndOfFile()
-        let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
+        let stdout = (try? Data(contentsOf: files.out)) ?? Data()
+        let stderr = (try? String(contentsOf: files.err, encoding: .utf8)) ?? ""
         if let fatal = try? JSONDecoder().decode(Fatal.self, from: stdout) {
             throw Failure(description: "validate.py: \(fatal.fatal)")
         }
-        guard process.terminationStatus == 0 else {
-            let reason = process.terminationStatus == 127 ? "python3 was not found" : "validate.py exited with \(process.terminationStatus)"
+        guard ended.succeeded else {
+            let reason = ended.status == 127 && !ended.signaled ? "python3 was not found" : "validate.py ended with \(ended.signaled ? "signal" : "status") \(ended.status)"
             throw Failure(description: "\(reason): \(stderr.suffix(2000)); \(installHint)")
         }
         do {

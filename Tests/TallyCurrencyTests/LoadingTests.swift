@@ -241,11 +241,9 @@ import Testing
 
     /// The pid of a process that has exited and been reaped.
     private func deadProcessID() throws -> Int32 {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/true")
-        try process.runAlone()
-        process.waitUntilExit()
-        return process.processIdentifier
+        let pid = try ChildSpawn.start(["/bin/true"], output: "/dev/null")
+        _ = ChildSpawn.wait(for: pid)
+        return pid
     }
 }
 
