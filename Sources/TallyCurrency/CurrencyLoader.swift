@@ -194,6 +194,10 @@ public struct CurrencyLoader: Sendable {
 
     // MARK: Fill and switch
 
+    /// Search terms written by one statement: 5 values a row, well inside both engines' limits on
+    /// bound values (SQLite 32,766, PostgreSQL 65,535).
+    static let termsPerStatement = 500
+
     private func fill(_ claim: LoadState.Claim, with data: CurrencyData, source: CurrencySource) throws -> Outcome {
         onEvent?(.started(version: data.version, total: data.currencies.count))
         let generation = claim.generation
@@ -226,10 +230,16 @@ public struct CurrencyLoader: Sendable {
                             \(try json(entry.symbols)), \(try json(entry.names)), \(entry.isoName), \(try json(entry.countries)),
                             \(entry.retired))
                         """)
-                    for term in SearchTerm.terms(of: entry, territories: data.territories) {
+                    // Many rows to a statement: a currency has hundreds of terms, and on PostgreSQL
+                    // each statement is a round trip to the server.
+                    let terms = Array(SearchTerm.terms(of: entry, territories: data.territories))
+                    for start in stride(from: 0, to: terms.count, by: Self.termsPerStatement) {
+                        let rows = terms[start..<min(start + Self.termsPerStatement, terms.count)].map { term -> SQL in
+                            "(\(generation), \(entry.code), \(term.kind.rawValue), \(term.language), \(term.text))"
+                        }
                         try session.execute("""
                             INSERT INTO currency_term (generation, code, kind, language, term)
-                            VALUES (\(generation), \(entry.code), \(term.kind.rawValue), \(term.language), \(term.text))
+                            VALUES \(SQL.joined(rows, separator: ", "))
                             ON CONFLICT DO NOTHING
                             """)
                     }

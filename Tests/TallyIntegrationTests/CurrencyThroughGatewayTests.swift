@@ -83,8 +83,11 @@ import Testing
 
     @Test func aWorkerKilledWhileLoadingIsTakenOverByTheNext() async throws {
         try await TallyStack.with() { stack in
-            // A load that would take minutes: it is surely still loading when killed.
-            let doomed = try stack.startWorker("currency", extraArguments: ["--currency-load-delay-ms", "10000"])
+            // A load held after its first chunk by a gate that never opens: it has begun, and is
+            // surely still loading when killed. (A delay before each chunk made the first chunk
+            // itself late, past the wait below on a busy machine.)
+            let neverOpened = stack.directory.appendingPathComponent("never-opened").path
+            let doomed = try stack.startWorker("currency", extraArguments: ["--currency-load-gate", neverOpened])
             try await stack.waitForWorkers("currency", count: 1)
             let client = try stack.client()
             try await stack.waitUntil("the first worker has begun loading") {
