@@ -137,7 +137,7 @@ let package = Package(
         // the gateway serves, read off their command tables.
         .target(name: "TallyCatalog", dependencies: [
             "TallyProtocol", "TallyStorage", "TallyWorker", "TallyCalc", "TallyAccounts", "TallyCurrency", "TallyShopping",
-            "TallyRoster", "TallyNotifier", "TallyIdentity", "TallyAuth",
+            "TallyRoster", "TallyNotifier", "TallyIdentity", "TallyAuth", "TallyPostgres",
         ]),
         // The `tally` command line: every subcommand, and the process supervisor behind `tally up`.
         .target(name: "TallyCLI", dependencies: [

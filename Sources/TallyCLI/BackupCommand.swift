@@ -81,6 +81,11 @@ struct RestoreCommand: ParsableCommand {
 /// The databases `tally backup` and `tally restore` know.
 enum DatabaseName {
     static func check(_ name: String) throws {
+        // These commands copy SQLite files; a deployment on PostgreSQL has none to copy.
+        if EnvironmentDefaults.databaseURL != nil {
+            throw ValidationError(
+                "TALLY_DATABASE_URL is set: the data is on PostgreSQL, where pg_dump and pg_restore (or base backups) do this; see docs/storage.md")
+        }
         guard ServiceCatalog.databases.contains(name) else {
             throw ValidationError("unknown database '\(name)'; choose one of \(ServiceCatalog.databases.joined(separator: ", "))")
         }

@@ -32,6 +32,8 @@ struct CurrencyCommand: ParsableCommand {
         @Option(help: "The data directory the workers use. Env: TALLY_DATA_DIR.")
         var dataDir: String = EnvironmentDefaults.dataDirectory
 
+        @OptionGroup var database: DatabaseOptions
+
         @Option(help: "How long to wait for a load by another process to finish, in seconds.")
         var waitSeconds: Int = 60
 
@@ -64,9 +66,9 @@ struct CurrencyCommand: ParsableCommand {
             }
             let store: CurrencyStore
             do {
-                store = try CurrencyStore(engine: try ServiceCatalog.engine(for: "currency", dataDirectory: dataDir))
+                store = try CurrencyStore(engine: try database.location(dataDirectory: dataDir).engine(for: "currency"))
             } catch {
-                throw failure("cannot open the currency database in \(dataDir): \(error)")
+                throw failure("cannot open the currency database in \((try? database.location(dataDirectory: dataDir))?.description ?? dataDir): \(error)")
             }
             // The load runs here, in this process, so its progress is known chunk by chunk
             // without asking the service (which would say the same from the load state).

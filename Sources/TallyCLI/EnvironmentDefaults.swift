@@ -31,6 +31,7 @@ enum EnvironmentDefaults {
     static var drainTimeoutMilliseconds: Int { int("TALLY_DRAIN_TIMEOUT_MS", 5000) }
     static var eventsEndpoint: String { string("TALLY_EVENTS_ENDPOINT", "tcp://127.0.0.1:5557") }
     static var dataDirectory: String { string("TALLY_DATA_DIR", "./.tally") }
+    static var databaseURL: String? { optionalString("TALLY_DATABASE_URL") }
     static var logLevel: String { string("TALLY_LOG_LEVEL", "info") }
     static var logFormat: ProcessOptions.LogFormat { ProcessOptions.LogFormat(rawValue: string("TALLY_LOG_FORMAT", "text")) ?? .text }
     static var metricsAddress: String { string("TALLY_METRICS_ADDRESS", "off") }

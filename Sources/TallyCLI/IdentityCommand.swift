@@ -36,6 +36,8 @@ struct IdentityCommand: ParsableCommand {
         @Option(help: "The identity service's data directory. Env: TALLY_DATA_DIR.")
         var dataDir: String = EnvironmentDefaults.dataDirectory
 
+        @OptionGroup var database: DatabaseOptions
+
         @OptionGroup var passwordHashing: PasswordHashingOptions
 
         func validate() throws {
@@ -44,7 +46,7 @@ struct IdentityCommand: ParsableCommand {
 
         func run() throws {
             let administration = IdentityAdministration(
-                store: try ServiceCatalog.identityStore(dataDirectory: dataDir), passwordHashing: passwordHashing.parameters)
+                store: try ServiceCatalog.identityStore(data: try database.location(dataDirectory: dataDir)), passwordHashing: passwordHashing.parameters)
             let chosen: String? =
                 if passwordStdin { PasswordInput.firstLine(FileHandle.standardInput.readDataToEndOfFile()) }
                 else if let passwordFile { PasswordInput.firstLine(try Data(contentsOf: URL(fileURLWithPath: passwordFile))) }
@@ -84,11 +86,13 @@ struct IdentityCommand: ParsableCommand {
         @Option(help: "The identity service's data directory. Env: TALLY_DATA_DIR.")
         var dataDir: String = EnvironmentDefaults.dataDirectory
 
+        @OptionGroup var database: DatabaseOptions
+
         func run() throws {
             if let out, !force, FileManager.default.fileExists(atPath: out) {
                 throw ValidationError("\(out) exists already; use --force to replace it")
             }
-            let administration = IdentityAdministration(store: try ServiceCatalog.identityStore(dataDirectory: dataDir))
+            let administration = IdentityAdministration(store: try ServiceCatalog.identityStore(data: try database.location(dataDirectory: dataDir)))
             let token = try administration.issueServiceToken(name: name, roles: roles.isEmpty ? ["service"] : roles)
             if let out {
                 try SecretFile.write(Data((token + "\n").utf8), to: out, replacing: force)

@@ -43,6 +43,8 @@ struct NotifierCommand: AsyncParsableCommand {
     @Option(help: "Directory of notifier.sqlite. Env: TALLY_DATA_DIR.")
     var dataDir: String = EnvironmentDefaults.dataDirectory
 
+    @OptionGroup var database: DatabaseOptions
+
     @Option(help: "Milliseconds between checks of every source for events not seen. Env: TALLY_CATCH_UP_MS.")
     var catchUpMs: Int = NotifierDefaults.catchUpMilliseconds
 
@@ -97,7 +99,7 @@ struct NotifierCommand: AsyncParsableCommand {
             logger.warning(
                 "no service token: catch-up calls <service>.events without one, and services that need one refuse them; make one with tally identity service-token notifier")
         }
-        let store = try NotifierStore(engine: try ServiceCatalog.engine(for: "notifier", dataDirectory: dataDir))
+        let store = try NotifierStore(engine: try database.location(dataDirectory: dataDir).engine(for: "notifier"))
         let context = try ZMQContext()
         // One key pair serves the notifier's sockets and reaches the gateway, so --curve-key
         // without --gateway-key (or the other way round) is refused here.

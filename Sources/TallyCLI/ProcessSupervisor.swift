@@ -18,6 +18,10 @@ struct ChildSpec: Sendable {
 /// `runtimeDirectory`; `tally up` is ready, and says so to its own supervisor, once every child is.
 final class ProcessSupervisor: Service, @unchecked Sendable {
     private let children: [ChildSpec]
+    /// Set in every child's environment on top of this process's own (settings, such as a
+    /// database URL that may hold a password, that stay out of the children's argument lists
+    /// and so out of `ps`).
+    private let environment: [String: String]
     private let logger: Logger
     private let executable: String
     private let runtimeDirectory: String
@@ -27,7 +31,8 @@ final class ProcessSupervisor: Service, @unchecked Sendable {
     private var running: [String: Process] = [:]
     private var stopping = false
 
-    init(children: [ChildSpec], runtimeDirectory: String, readiness: Readiness, logger: Logger) {
+    init(children: [ChildSpec], environment: [String: String] = [:], runtimeDirectory: String, readiness: Readiness, logger: Logger) {
+        self.environment = environment
         self.children = children
         self.logger = logger
         self.runtimeDirectory = runtimeDirectory
@@ -84,7 +89,7 @@ final class ProcessSupervisor: Service, @unchecked Sendable {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = child.arguments
-        var environment = ProcessInfo.processInfo.environment
+        var environment = ProcessInfo.processInfo.environment.merging(self.environment) { $1 }
         environment["TALLY_PARENT_PID"] = "\(getpid())"
         environment["NOTIFY_SOCKET"] = listener.socketPath
         process.environment = environment

@@ -9,6 +9,7 @@ import TallyIdentity
 /// notifier's service token, and, when asked, a first admin.
 struct UpBootstrap {
     let dataDirectory: String
+    let data: DataLocation
     let passwordHashing: ScryptParameters
     let logger: Logger
 
@@ -46,7 +47,7 @@ struct UpBootstrap {
     func run(admin: String?) throws {
         try ensureSigningKey()
         let administration = IdentityAdministration(
-            store: try ServiceCatalog.identityStore(dataDirectory: dataDirectory), passwordHashing: passwordHashing)
+            store: try ServiceCatalog.identityStore(data: data), passwordHashing: passwordHashing)
         try ensureNotifierToken(administration)
         if let admin { try ensureAdmin(admin, administration) }
     }

@@ -17,6 +17,8 @@ struct UpCommand: AsyncParsableCommand {
     @Option(help: "Directory for the data of stateful services. Env: TALLY_DATA_DIR.")
     var dataDir: String = EnvironmentDefaults.dataDirectory
 
+    @OptionGroup var database: DatabaseOptions
+
     @Option(help: "Client endpoint. Env: TALLY_GATEWAY_FRONTEND.")
     var frontend: String = EnvironmentDefaults.frontend
 
@@ -44,7 +46,8 @@ struct UpCommand: AsyncParsableCommand {
     func run() async throws {
         let logger = process.bootstrap(label: "tally.up")
         try FileManager.default.createDirectory(atPath: dataDir, withIntermediateDirectories: true)
-        try UpBootstrap(dataDirectory: dataDir, passwordHashing: passwordHashing.parameters, logger: logger).run(admin: admin ?? EnvironmentDefaults.adminUser)
+        let data = try database.location(dataDirectory: dataDir)
+        try UpBootstrap(dataDirectory: dataDir, data: data, passwordHashing: passwordHashing.parameters, logger: logger).run(admin: admin ?? EnvironmentDefaults.adminUser)
         // Children share the log settings; none serves metrics (they would all want one port):
         // run the processes apart (compose, systemd) to scrape each, or give `tally up` itself
         // --metrics for its /ready, which says when every child is ready.
@@ -65,14 +68,14 @@ struct UpCommand: AsyncParsableCommand {
                         "--events-endpoint", NotifierDefaults.eventsEndpoint, "--alerts-endpoint", NotifierDefaults.alertsEndpoint,
                         "--service-token-file", KeyOptions.notifierTokenFile(dataDirectory: dataDir)]
                 + shared))
-        logger.info("starting", metadata: ["frontend": "\(frontend)", "data_dir": "\(dataDir)"])
+        logger.info("starting", metadata: ["frontend": "\(frontend)", "data": "\(data.description)"])
         // The children's notification sockets: short paths (a Unix socket path has ~100 bytes),
         // private to this run of tally up.
         let runtimeDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("tally-up-\(getpid())").path
         defer { try? FileManager.default.removeItem(atPath: runtimeDirectory) }
         let readiness = Readiness(parts: children.map(\.name))
         try await process.runServices(
-            [ProcessSupervisor(children: children, runtimeDirectory: runtimeDirectory, readiness: readiness, logger: logger)],
+            [ProcessSupervisor(children: children, environment: database.url.map { ["TALLY_DATABASE_URL": $0] } ?? [:], runtimeDirectory: runtimeDirectory, readiness: readiness, logger: logger)],
             readiness: readiness, logger: logger)
     }
 }

@@ -28,6 +28,8 @@ struct WorkerCommand: AsyncParsableCommand {
     @Option(help: "Directory for the data of stateful services. Env: TALLY_DATA_DIR.")
     var dataDir: String = EnvironmentDefaults.dataDirectory
 
+    @OptionGroup var database: DatabaseOptions
+
     @Option(help: "Largest request accepted, in bytes. Env: TALLY_MAX_MESSAGE_BYTES.")
     var maxMessageBytes: Int = EnvironmentDefaults.maximumMessageBytes
 
@@ -74,7 +76,7 @@ struct WorkerCommand: AsyncParsableCommand {
         options.signingKey = signingKey
         let verifier = try keys.verifier(dataDirectory: dataDir, extra: signingKey.map { [$0.verificationKey] } ?? [], logger: logger)
         middleware += ServiceCatalog.middleware(verifier: verifier)
-        guard let handler = try ServiceCatalog.handler(named: service, dataDirectory: dataDir, options: options) else {
+        guard let handler = try ServiceCatalog.handler(named: service, data: try database.location(dataDirectory: dataDir), options: options) else {
             throw ValidationError("unknown service '\(service)'")
         }
         let configuration = WorkerConfiguration(

@@ -44,50 +44,42 @@ public enum ServiceCatalog {
         [AuthenticationMiddleware(verifier: verifier)]
     }
 
-    /// The handler of the service `name`, with its data opened (and migrated) in `dataDirectory`.
+    /// The handler of the service `name`, with its data opened (and migrated) at `data`.
     public static func handler(
-        named name: String, dataDirectory: String, options: ServiceOptions = ServiceOptions()
+        named name: String, data: DataLocation, options: ServiceOptions = ServiceOptions()
     ) throws -> (any ServiceHandler)? {
         switch name {
         case "calc": CalcService()
         case "accounts":
             AccountsService(store: try AccountStore(
-                engine: try engine(for: "accounts", dataDirectory: dataDirectory), eventSink: options.eventSink))
+                engine: try data.engine(for: "accounts"), eventSink: options.eventSink))
         case "currency":
             try CurrencyService(
-                engine: try engine(for: "currency", dataDirectory: dataDirectory), beforeChunk: options.beforeCurrencyChunk)
+                engine: try data.engine(for: "currency"), beforeChunk: options.beforeCurrencyChunk)
         case "shopping":
             ShoppingService(store: try ShoppingStore(
-                engine: try engine(for: "shopping", dataDirectory: dataDirectory), eventSink: options.eventSink))
+                engine: try data.engine(for: "shopping"), eventSink: options.eventSink))
         case "roster":
             RosterService(store: try RosterStore(
-                engine: try engine(for: "roster", dataDirectory: dataDirectory), eventSink: options.eventSink))
-        case "alerts": AlertsService(store: try NotifierStore(engine: try engine(for: "notifier", dataDirectory: dataDirectory)))
-        case "identity": try identityService(dataDirectory: dataDirectory, options: options)
+                engine: try data.engine(for: "roster"), eventSink: options.eventSink))
+        case "alerts": AlertsService(store: try NotifierStore(engine: try data.engine(for: "notifier")))
+        case "identity": try identityService(data: data, options: options)
         default: nil
         }
     }
 
-    private static func identityService(dataDirectory: String, options: ServiceOptions) throws -> IdentityService {
+    private static func identityService(data: DataLocation, options: ServiceOptions) throws -> IdentityService {
         guard let signingKey = options.signingKey else {
             throw KeyFileError("the identity service signs access tokens and needs a private key (--signing-key)")
         }
         return try IdentityService(
-            store: try identityStore(dataDirectory: dataDirectory, eventSink: options.eventSink), signingKey: signingKey,
+            store: try identityStore(data: data, eventSink: options.eventSink), signingKey: signingKey,
             settings: options.identity)
     }
 
-    /// The identity service's data in `dataDirectory`, for the service and for operators' tools.
-    public static func identityStore(dataDirectory: String, eventSink: (any EventSink)? = nil) throws -> IdentityStore {
-        try IdentityStore(engine: try engine(for: "identity", dataDirectory: dataDirectory), eventSink: eventSink)
-    }
-
-    /// Where the data called `name` (`accounts`, `currency`, `notifier`) lives:
-    /// `<dataDirectory>/<name>.sqlite`. The one place that picks the storage engine, for workers
-    /// and for the commands that open a service's data themselves (`tally notifier`,
-    /// `tally currency load`).
-    public static func engine(for name: String, dataDirectory: String) throws -> any StorageEngine {
-        try SQLiteEngine(directory: dataDirectory, name: name)
+    /// The identity service's data, for the service and for operators' tools.
+    public static func identityStore(data: DataLocation, eventSink: (any EventSink)? = nil) throws -> IdentityStore {
+        try IdentityStore(engine: try data.engine(for: "identity"), eventSink: eventSink)
     }
 }
 

@@ -85,7 +85,10 @@ final class ConnectionPool: Sendable {
         var options = PostgresConnection.Configuration.Options()
         options.connectTimeout = .milliseconds(configuration.connectTimeout.milliseconds)
         if let timeout = configuration.statementTimeout {
-            options.additionalStartupParameters = [("statement_timeout", "\(timeout.milliseconds)")]
+            options.additionalStartupParameters.append(("statement_timeout", "\(timeout.milliseconds)"))
+        }
+        if let schema = configuration.schema {
+            options.additionalStartupParameters.append(("search_path", schema))
         }
         var settings: PostgresConnection.Configuration
         if let socketPath = configuration.socketPath {

@@ -15,7 +15,7 @@ import TallyProtocol
 /// Query parameters (all optional): `pool_size` (connections, default 4), `connect_timeout`
 /// (seconds to connect, default 5), `statement_timeout` (seconds a statement may run on the
 /// server, default 30; 0 turns it off), `acquire_timeout` (seconds a caller waits for a free
-/// connection, default 10).
+/// connection, default 10), `schema` (see `schema`).
 public struct PostgresConfiguration: Sendable {
     public var host: String
     public var port: Int
@@ -30,13 +30,21 @@ public struct PostgresConfiguration: Sendable {
     public var statementTimeout: Duration?
     /// How long a caller waits for one of the pool's connections before it is told `unavailable`.
     public var acquireTimeout: Duration
+    /// The schema the engine's tables live in: every connection's `search_path`, created (under the
+    /// migration lock) by `migrate`. Several services share one database this way, each in a
+    /// schema named after it, as each has a file of its own on SQLite. Nil: the server's default
+    /// (`public`). A plain lowercase identifier (`[a-z_][a-z0-9_]*`, at most 63 bytes).
+    public var schema: String? {
+        didSet { precondition(schema.map(Self.isSchemaName) ?? true, "not a schema name: \(schema!)") }
+    }
 
     /// The defaults, for a server on `host`.
     public init(
         host: String = "localhost", port: Int = 5432, socketDirectory: String? = nil, username: String, password: String? = nil,
         database: String, poolSize: Int = 4, connectTimeout: Duration = .seconds(5), statementTimeout: Duration? = .seconds(30),
-        acquireTimeout: Duration = .seconds(10)
+        acquireTimeout: Duration = .seconds(10), schema: String? = nil
     ) {
+        precondition(schema.map(Self.isSchemaName) ?? true, "not a schema name: \(schema!)")
         self.host = host
         self.port = port
         self.socketDirectory = socketDirectory
@@ -47,6 +55,16 @@ public struct PostgresConfiguration: Sendable {
         self.connectTimeout = connectTimeout
         self.statementTimeout = statementTimeout
         self.acquireTimeout = acquireTimeout
+        self.schema = schema
+    }
+
+    /// Whether `name` can be a `schema`: a lowercase identifier PostgreSQL needs no quotes for.
+    public static func isSchemaName(_ name: String) -> Bool {
+        guard let first = name.utf8.first, name.utf8.count <= 63, first == UInt8(ascii: "_") || (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(first)
+        else { return false }
+        return name.utf8.allSatisfy {
+            $0 == UInt8(ascii: "_") || (UInt8(ascii: "a")...UInt8(ascii: "z")).contains($0) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0)
+        }
     }
 
     /// Reads `url` (`postgres://` or `postgresql://`). `environment` supplies `PGPASSWORD` when
@@ -76,6 +94,9 @@ public struct PostgresConfiguration: Sendable {
             poolSize = size
         }
         let statementTimeout = try seconds("statement_timeout", default: .seconds(30))
+        if let schema = items["schema"], !Self.isSchemaName(schema) {
+            throw invalid("schema must be a lowercase identifier (letters a-z, digits, _)")
+        }
         self.init(
             host: components.host.flatMap { $0.isEmpty ? nil : $0 } ?? "localhost",
             port: components.port ?? items["port"].flatMap { Int($0) } ?? 5432,
@@ -86,7 +107,8 @@ public struct PostgresConfiguration: Sendable {
             poolSize: poolSize,
             connectTimeout: try seconds("connect_timeout", default: .seconds(5)),
             statementTimeout: statementTimeout == .zero ? nil : statementTimeout,
-            acquireTimeout: try seconds("acquire_timeout", default: .seconds(10)))
+            acquireTimeout: try seconds("acquire_timeout", default: .seconds(10)),
+            schema: items["schema"])
     }
 
     /// The server's unix socket, when connecting through one.
@@ -98,9 +120,9 @@ public struct PostgresConfiguration: Sendable {
     public var redacted: String {
         let user = username.addingPercentEncoding(withAllowedCharacters: .urlUserAllowed) ?? username
         if let socketDirectory {
-            return "postgres://\(user)@/\(database)?host=\(socketDirectory)&port=\(port)"
+            return "postgres://\(user)@/\(database)?host=\(socketDirectory)&port=\(port)\(schema.map { "&schema=\($0)" } ?? "")"
         }
         let bracketed = host.contains(":") ? "[\(host)]" : host
-        return "postgres://\(user)@\(bracketed):\(port)/\(database)"
+        return "postgres://\(user)@\(bracketed):\(port)/\(database)\(schema.map { "?schema=\($0)" } ?? "")"
     }
 }

@@ -57,6 +57,10 @@ public final class PostgresEngine: StorageEngine {
         try Migrator.run(migrations, location: location) { body in
             try transaction("BEGIN ISOLATION LEVEL READ COMMITTED") { session in
                 try session.execute("SELECT pg_advisory_xact_lock(\(Self.migrationLock))")
+                if let schema = configuration.schema {
+                    // A plain identifier (checked by the configuration), so safe to splice.
+                    try session.execute("CREATE SCHEMA IF NOT EXISTS \(raw: schema)")
+                }
                 try body(session)
             }
         }

@@ -29,9 +29,14 @@ public final class TallyStack: @unchecked Sendable {
         public var gatewayArguments: [String] = []
         /// CURVE on every socket, with keys made for the stack (`TallyStack.curve`).
         public var curve = false
-        public init(workers: [String: Int] = [:], curve: Bool = false) {
+        /// Where the stateful services keep their data: `TestDatabase.kind` (so
+        /// `TALLY_TEST_DATABASE=postgres` runs the integration tests on PostgreSQL), or a test
+        /// about SQLite files pins `.sqlite`.
+        public var database: TestDatabase.Kind = TestDatabase.kind
+        public init(workers: [String: Int] = [:], curve: Bool = false, database: TestDatabase.Kind = TestDatabase.kind) {
             self.workers = workers
             self.curve = curve
+            self.database = database
         }
     }
 
@@ -43,8 +48,11 @@ public final class TallyStack: @unchecked Sendable {
     /// tests never publish into a notifier running on the machine.
     public let events: String
     public let context: ZMQContext
-    /// Where the stack's stateful workers keep their data.
+    /// Where the stack's stateful workers keep their data (and their keys, in `keys`).
     public let dataDirectory: String
+    /// The stack's own PostgreSQL database, when `options.database` is `.postgres`: every process
+    /// the stack launches gets it as `TALLY_DATABASE_URL`.
+    public let databaseURL: String?
     /// The key the stack's tokens are signed with; its key pair is in `<dataDirectory>/keys`.
     public let signingKey: TokenSigningKey
     /// The stack's CURVE keys and allowlist, when `options.curve` is on; its workers use the
@@ -83,6 +91,7 @@ public final class TallyStack: @unchecked Sendable {
         backend = "ipc://\(directory.path)/backend"
         events = "ipc://\(directory.path)/events"
         dataDirectory = directory.appendingPathComponent("data").path
+        databaseURL = options.database == .postgres ? try PostgresCluster.shared().makeDatabase() : nil
         signingKey = try KeyFiles.create(name: "test", in: "\(dataDirectory)/keys").key
         curve = options.curve ? try StackCurve(directory: directory) : nil
         context = try ZMQContext()
@@ -160,7 +169,9 @@ public final class TallyStack: @unchecked Sendable {
             name: name, executable: Self.executable, arguments: arguments,
             logFile: directory.appendingPathComponent("\(number)-\(name).log"),
             notifySocket: directory.appendingPathComponent("\(number).notify").path,
-            environment: Self.environment.merging(environment) { _, new in new }, input: input)
+            environment: Self.environment.merging(databaseURL.map { ["TALLY_DATABASE_URL": $0] } ?? [:]) { _, new in new }
+                .merging(environment) { _, new in new },
+            input: input)
         lock.withLock { processes.append(process) }
         return process
     }

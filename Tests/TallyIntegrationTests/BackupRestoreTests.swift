@@ -7,7 +7,8 @@ import Testing
 /// `tally backup` while a service takes writes, and `tally restore` of what it made.
 @Suite struct BackupRestoreTests {
     @Test func aBackupTakenUnderWriteLoadHoldsEveryWriteAcknowledgedBeforeItAndRestores() async throws {
-        try await TallyStack.with(workers: ["accounts": 1]) { stack in
+        // Backups copy SQLite files: this stack stays on SQLite whatever the run's engine.
+        try await TallyStack.with(TallyStack.Options(workers: ["accounts": 1], database: .sqlite)) { stack in
             let client = try stack.client(timeout: .seconds(30))
             let ann = try stack.accessToken(for: "ann", lifetime: .seconds(3600))
             let acknowledged = Mutex<[String]>([])
@@ -63,6 +64,21 @@ import Testing
             #expect(Set(beforeBackup).isSubset(of: names), "every write acknowledged before the backup is in it")
             #expect(names.isSubset(of: Set(all)), "nothing the service did not acknowledge")
             #expect(names.count < all.count, "writes made after the backup are not in it")
+        }
+    }
+
+    @Test func backupAndRestoreSayToUsePostgreSQLsToolsWhenTheDataIsThere() async throws {
+        let stack = try TallyStack(options: TallyStack.Options(database: .sqlite))
+        defer { Task { await stack.stop() } }
+        let environment = ["TALLY_DATABASE_URL": "postgres://tally@db.invalid/tally"]
+        for arguments in [
+            ["backup", "--service", "accounts", "--to", stack.directory.appendingPathComponent("b.sqlite").path],
+            ["restore", "--service", "accounts", "--from", stack.directory.path],
+        ] {
+            let command = try stack.launch(arguments[0], arguments + ["--data-dir", stack.dataDirectory], environment: environment)
+            #expect(await command.waitForExit(timeout: .seconds(60)))
+            #expect(command.exitStatus != 0)
+            #expect(command.log.contains("pg_dump"), "\(command.log)")
         }
     }
 }

@@ -82,7 +82,9 @@ import Testing
                 line.firstRange(of: " | ").map { line[..<$0.lowerBound].trimmingCharacters(in: .whitespaces) }
             })
             #expect(prefixes.isSuperset(of: ["gateway", "calc", "accounts", "currency"]), "\(prefixes)")
-            #expect(FileManager.default.fileExists(atPath: dataDir + "/accounts.sqlite"))
+            // The data is where the stack's engine says: SQLite files, or (TALLY_DATABASE_URL,
+            // which tally up hands its children) PostgreSQL and no file at all.
+            #expect(FileManager.default.fileExists(atPath: dataDir + "/accounts.sqlite") == (stack.databaseURL == nil))
 
             // Kill the calc child as a crash would: it comes back.
             let calcChild = try #require(childProcesses(of: up.pid).first { $0.commandLine.contains("worker calc") })

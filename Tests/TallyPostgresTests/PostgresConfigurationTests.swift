@@ -49,6 +49,7 @@ import Testing
     @Test(arguments: [
         "mysql://tally@db/ledger", "postgres://db.internal/ledger", "postgres://tally@db.internal/",
         "postgres://tally@db.internal/ledger?pool_size=0", "postgres://tally@db.internal/ledger?connect_timeout=soon",
+        "postgres://tally@db.internal/ledger?schema=Accounts", "postgres://tally@db.internal/ledger?schema=a;drop",
     ])
     func aURLThatIsNotUsableIsRefusedWithoutEchoingIt(_ url: String) {
         #expect {

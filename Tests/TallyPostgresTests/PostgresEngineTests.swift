@@ -245,4 +245,25 @@ struct PostgresEngineTests {
         #expect(applied.withLock { $0 } == 1)
         #expect(try PostgresEngine(url: url).read { try Migrator.applied($0) } == ["values-count", "values-v1"])
     }
+
+    /// Services sharing one database each keep their tables in a schema of their own: the same
+    /// table and migration names never meet, and each schema is made by the first to migrate.
+    @Test func servicesInSchemasOfTheirOwnShareADatabaseWithoutMeeting() throws {
+        var configuration = try PostgresConfiguration(url: url)
+        var engines: [PostgresEngine] = []
+        for schema in ["accounts", "shopping"] {
+            configuration.schema = schema
+            let engine = PostgresEngine(configuration: configuration)
+            try engine.migrate([Self.values])
+            try engine.write { try $0.execute("INSERT INTO value (label) VALUES (\(schema))") }
+            engines.append(engine)
+        }
+        for (engine, schema) in zip(engines, ["accounts", "shopping"]) {
+            #expect(try engine.read { try $0.fetchValues("SELECT label FROM value", as: String.self) } == [schema])
+            #expect(try engine.read { try Migrator.applied($0) } == ["values-v1"])
+            #expect(engine.location.hasSuffix("schema=\(schema)"))
+        }
+        // The default schema holds none of it.
+        #expect(try PostgresEngine(url: url).read { try Migrator.applied($0) }.isEmpty)
+    }
 }
