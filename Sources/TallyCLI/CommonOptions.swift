@@ -169,3 +169,11 @@ struct ShutdownAnnouncer: Service {
         readiness.stopping()
     }
 }
+
+/// Says on standard error why a command could not do its work, and gives the exit status (1) to
+/// throw: for failures of the work itself, where ArgumentParser's `ValidationError` would print
+/// the usage as if the command line were wrong.
+func commandFailure(_ command: String, _ message: String) -> ExitCode {
+    FileHandle.standardError.write(Data("tally \(command): \(message)\n".utf8))
+    return ExitCode(1)
+}

@@ -96,8 +96,7 @@ struct CurrencyCommand: ParsableCommand {
         }
 
         private func failure(_ message: String) -> ExitCode {
-            FileHandle.standardError.write(Data("tally currency load: \(message)\n".utf8))
-            return ExitCode(1)
+            commandFailure("currency load", message)
         }
     }
 

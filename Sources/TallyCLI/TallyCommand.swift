@@ -13,7 +13,7 @@ public struct TallyCommand: AsyncParsableCommand {
         subcommands: [
             UpCommand.self, GatewayCommand.self, WorkerCommand.self, CallCommand.self, LoginCommand.self, LogoutCommand.self,
             CurrencyCommand.self, NotifierCommand.self, WatchCommand.self, KeysCommand.self, IdentityCommand.self,
-            BackupCommand.self, RestoreCommand.self, HealthCommand.self, StatusCommand.self,
+            BackupCommand.self, RestoreCommand.self, MigrateDataCommand.self, HealthCommand.self, StatusCommand.self,
         ]
     )
 

@@ -87,8 +87,7 @@ struct WatchCommand: AsyncParsableCommand {
 
     /// Says why the watch cannot run, on standard error, and exits 1.
     static func failure(_ message: String) -> ExitCode {
-        FileHandle.standardError.write(Data("tally watch: \(message)\n".utf8))
-        return ExitCode(1)
+        commandFailure("watch", message)
     }
 }
 

@@ -95,6 +95,15 @@ public final class SQLiteEngine: StorageEngine {
         }
     }
 
+    /// Whether a process (this one included) has `<directory>/<name>.sqlite` open through an
+    /// engine: what `restore` refuses to replace, and `tally migrate-data` to copy.
+    public static func isInUse(directory: String, name: String) -> Bool {
+        let path = URL(fileURLWithPath: directory).appendingPathComponent("\(name).sqlite").path
+        guard let lock = try? lockFile(path + ".in-use", exclusive: true, wait: false) else { return true }
+        close(lock)
+        return false
+    }
+
     /// Checks a database file (a backup) without changing it: SQLite's integrity check, and the
     /// schema steps it records. Throws when the file is not a sound database.
     public static func inspect(file: String) throws -> [String] {
