@@ -109,17 +109,18 @@ final class RegistrationCount: Sendable {
     /// One thread connected to gateway number `gateway` became registered (true) or lost its
     /// registration (false).
     @Sendable func update(gateway: Int, isRegistered: Bool) {
-        let counts = registered.withLock { counts -> [Int] in
+        // Reported under the lock: two threads registering at once would otherwise report out of
+        // order, and a stale "1 of 2" could follow the "2 of 2" that made the process ready.
+        registered.withLock { counts in
             counts[gateway] += isRegistered ? 1 : -1
-            return counts
+            let status: String
+            if backends.count == 1 {
+                status = "\(service): \(counts[0]) of \(threads) worker threads registered with the gateway at \(backends[0])"
+            } else {
+                let each = zip(backends, counts).map { "\($1) of \(threads) at \($0)" }.joined(separator: ", ")
+                status = "\(service): worker threads registered with \(backends.count) gateways: \(each)"
+            }
+            if counts.allSatisfy({ $0 == threads }) { readiness.ready(status) } else { readiness.notReady(status) }
         }
-        let status: String
-        if backends.count == 1 {
-            status = "\(service): \(counts[0]) of \(threads) worker threads registered with the gateway at \(backends[0])"
-        } else {
-            let each = zip(backends, counts).map { "\($1) of \(threads) at \($0)" }.joined(separator: ", ")
-            status = "\(service): worker threads registered with \(backends.count) gateways: \(each)"
-        }
-        if counts.allSatisfy({ $0 == threads }) { readiness.ready(status) } else { readiness.notReady(status) }
     }
 }
