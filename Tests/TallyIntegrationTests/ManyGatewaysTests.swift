@@ -112,6 +112,34 @@ import Testing
         }
     }
 
+    /// The notifier given two gateways: its alerts worker registers with both, and its catch-up
+    /// calls get past a gateway that does not answer to one that does.
+    @Test func theNotifierServesAndCatchesUpThroughSeveralGateways() async throws {
+        try await TallyStack.with(workers: ["identity": 1, "shopping": 1]) { stack in
+            let second = try await stack.startExtraGateway()
+            let ann = try await stack.signedUp("ann", timeout: TallyStack.identityTimeout)
+            // Milk at 1.19, then dearer at 1.29, while no notifier runs: only catch-up can see it.
+            for (name, price) in [("Last week", "1.19"), ("This week", "1.29")] {
+                let list = try await ann.result("shopping.create_list", ["kind": "shopping", "name": .string(name), "currency": "EUR"])
+                let item = try await ann.result("shopping.add_item", ["list_id": list["id"] ?? .null, "name": "Milk"])
+                try await ann.result(
+                    "shopping.mark_purchased",
+                    ["list_id": list["id"] ?? .null, "item_id": item["item"]?["id"] ?? .null, "unit_price": .string(price)])
+            }
+            let silent = "ipc://\(stack.directory.path)/no-gateway-frontend"
+            // Ready means the alerts worker is registered with both gateways.
+            try await stack.startNotifier(
+                extraArguments: ["--frontend", "\(silent),\(stack.frontend)", "--backend", "\(stack.backend),\(second.backend)"])
+            try await stack.waitUntil("the notifier has caught up past the silent gateway and stored the price alert") {
+                let alerts = try? await ann.call("alerts.list", ["after": 0])
+                return alerts?.result?["alerts"]?.arrayValue?.contains { $0["kind"] == "price_higher" } == true
+            }
+            let throughSecond = try await stack.client(endpoints: [second.frontend], timeout: .seconds(10))
+                .call("alerts.list", ["after": 0], token: ann.token)
+            #expect(throughSecond.result?["alerts"]?.arrayValue?.contains { $0["kind"] == "price_higher" } == true, "\(throughSecond)")
+        }
+    }
+
     /// Killing the gateway a client is using, under a load of keyed writes: every write the client
     /// saw acknowledged exists exactly once, resending its key gives the stored result, and no call
     /// took longer than its tries allow.
