@@ -22,7 +22,7 @@ struct CallCommand: AsyncParsableCommand {
 
     @OptionGroup var connection: ConnectionOptions
 
-    @Option(help: "Tries after the first when no reply comes (Lazy Pirate). Env: TALLY_CALL_RETRIES.")
+    @Option(help: "Tries after the first when no reply comes (Lazy Pirate), each to the next gateway listed. Env: TALLY_CALL_RETRIES.")
     var retries: Int = EnvironmentDefaults.callRetries
 
     @Option(help: "Request id, echoed in the reply.")

@@ -95,7 +95,11 @@ struct ProcessOptions: ParsableArguments {
 
 /// The gateway a client command talks to, and how patiently.
 struct ConnectionOptions: ParsableArguments {
-    @Option(help: "The gateway's client endpoint. Env: TALLY_GATEWAY_FRONTEND.")
+    @Option(
+        help: """
+            The gateway's client endpoint; several gateways' endpoints separated by commas to fail over between them \
+            (each try after a silent one goes to the next). Env: TALLY_GATEWAY_FRONTEND.
+            """)
     var endpoint: String = EnvironmentDefaults.frontend
 
     @Option(help: "Milliseconds to wait for each try; also the request's deadline. Env: TALLY_CALL_TIMEOUT_MS.")
@@ -107,12 +111,17 @@ struct ConnectionOptions: ParsableArguments {
         guard (1...Envelope.maximumDeadlineMilliseconds).contains(timeoutMs) else {
             throw ValidationError("--timeout-ms must be from 1 to \(Envelope.maximumDeadlineMilliseconds)")
         }
+        _ = try EndpointList.parse(endpoint, option: "--endpoint")
     }
+
+    /// The gateways, in the order tried. (`endpoint`, as given, names the set of them, such as
+    /// where a login is stored.)
+    var endpoints: [String] { (try? EndpointList.parse(endpoint, option: "--endpoint")) ?? [endpoint] }
 
     /// A client of the gateway, trying each request `tries` times. One try (the default) for a
     /// login or a refresh: sent twice, they would start two sessions, or end one.
     func client(tries: Int = 1) throws -> TallyClient {
-        try TallyClient(endpoint: endpoint, timeout: .milliseconds(timeoutMs), tries: tries, curve: try curve.gateway())
+        try TallyClient(endpoints: endpoints, timeout: .milliseconds(timeoutMs), tries: tries, curve: try curve.gateway())
     }
 
     /// The deadline to send, a little under the client's timeout.

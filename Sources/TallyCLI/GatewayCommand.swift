@@ -49,6 +49,12 @@ struct GatewayCommand: AsyncParsableCommand {
         guard maxQueueDepth >= 1 else { throw ValidationError("--max-queue-depth must be at least 1") }
         guard maxClientRequests >= 1 else { throw ValidationError("--max-client-requests must be at least 1") }
         guard maxHeldReplies >= 1 else { throw ValidationError("--max-held-replies must be at least 1") }
+        // Workers and clients take lists of gateways; a gateway binds one of each, and a shared
+        // tally.env can easily hand it a worker's list.
+        for (option, endpoint) in [("--frontend", frontend), ("--backend", backend)] where endpoint.contains(",") {
+            throw ValidationError(
+                "\(option) is one endpoint for a gateway to bind, not a list ('\(endpoint)'); run one gateway per endpoint")
+        }
     }
 
     func run() async throws {

@@ -34,10 +34,18 @@ struct NotifierCommand: AsyncParsableCommand {
     @Option(help: "Where to bind the PUB socket of alerts and forwarded events. Env: TALLY_ALERTS_ENDPOINT.")
     var alertsEndpoint: String = NotifierDefaults.alertsEndpoint
 
-    @Option(help: "The gateway's client endpoint, for catch-up calls. Env: TALLY_GATEWAY_FRONTEND.")
+    @Option(
+        help: """
+            The gateway's client endpoint, for catch-up calls; several gateways' endpoints separated by commas to fail \
+            over between them. Env: TALLY_GATEWAY_FRONTEND.
+            """)
     var frontend: String = EnvironmentDefaults.frontend
 
-    @Option(help: "The gateway's worker endpoint, to serve the alerts service. Env: TALLY_GATEWAY_BACKEND.")
+    @Option(
+        help: """
+            The gateway's worker endpoint, to serve the alerts service; several gateways' endpoints separated by commas \
+            to serve it at every one. Env: TALLY_GATEWAY_BACKEND.
+            """)
     var backend: String = EnvironmentDefaults.backend
 
     @Option(help: "Directory of notifier.sqlite. Env: TALLY_DATA_DIR.")
@@ -104,14 +112,15 @@ struct NotifierCommand: AsyncParsableCommand {
         // One key pair serves the notifier's sockets and reaches the gateway, so --curve-key
         // without --gateway-key (or the other way round) is refused here.
         let gatewayCurve = try curve.gateway()
-        let configuration = NotifierConfiguration(
+        var configuration = NotifierConfiguration(
             eventsEndpoint: eventsEndpoint, alertsEndpoint: alertsEndpoint, frontendEndpoint: frontend,
             catchUpInterval: .milliseconds(catchUpMs), catchUpTimeout: .milliseconds(catchUpTimeoutMs),
             maximumEventBytes: Int64(maxEventBytes), maximumQueuedAlerts: Int32(maxQueuedAlerts),
             eventSources: NotifierConfiguration.eventSources(in: ServiceCatalog.commands), serviceToken: serviceToken,
             curve: gatewayCurve)
+        configuration.frontendEndpoints = try EndpointList.parse(frontend, option: "--frontend")
         let workers = WorkerConfiguration(
-            backendEndpoint: backend, heartbeatInterval: heartbeat.interval, liveness: heartbeat.liveness, curve: gatewayCurve)
+            backendEndpoints: try EndpointList.parse(backend, option: "--backend"), heartbeatInterval: heartbeat.interval, liveness: heartbeat.liveness, curve: gatewayCurve)
         let readiness = Readiness(parts: ["notifier", "alerts"])
         let notifier = NotifierService(
             store: store, configuration: configuration, context: context, logger: logger,

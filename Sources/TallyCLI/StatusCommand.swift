@@ -40,7 +40,7 @@ struct StatusCommand: AsyncParsableCommand {
     func run() async throws {
         let source = StatusSource(
             requester: LazyPirateRequester(
-                context: try ZMQContext(), endpoint: connection.endpoint, timeout: .milliseconds(connection.timeoutMs), tries: 1,
+                context: try ZMQContext(), endpoints: connection.endpoints, timeout: .milliseconds(connection.timeoutMs), tries: 1,
                 curve: try connection.curve.gateway()),
             deadlineMilliseconds: connection.deadlineMilliseconds)
         guard !once, !json, isatty(STDOUT_FILENO) == 1 else {

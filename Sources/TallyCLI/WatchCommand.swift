@@ -38,7 +38,11 @@ struct WatchCommand: AsyncParsableCommand {
     @Option(help: "The notifier's PUB endpoint. Env: TALLY_ALERTS_ENDPOINT.")
     var alertsEndpoint: String = NotifierDefaults.alertsEndpoint
 
-    @Option(help: "The gateway's client endpoint, for alerts.list. Env: TALLY_GATEWAY_FRONTEND.")
+    @Option(
+        help: """
+            The gateway's client endpoint, for alerts.list; several gateways' endpoints separated by commas to fail over \
+            between them. Env: TALLY_GATEWAY_FRONTEND.
+            """)
     var endpoint: String = EnvironmentDefaults.frontend
 
     @Option(help: "Milliseconds each alerts.list call waits. Env: TALLY_CALL_TIMEOUT_MS.")
@@ -55,6 +59,7 @@ struct WatchCommand: AsyncParsableCommand {
     func validate() throws {
         if let since, since < 0 { throw ValidationError("--since must be 0 or more") }
         guard timeoutMs >= 10 else { throw ValidationError("--timeout-ms must be at least 10") }
+        _ = try EndpointList.parse(endpoint, option: "--endpoint")
     }
 
     func run() async throws {
@@ -71,14 +76,16 @@ struct WatchCommand: AsyncParsableCommand {
         }
         let context = try ZMQContext()
         let requester = LazyPirateRequester(
-            context: context, endpoint: endpoint, timeout: .milliseconds(timeoutMs), tries: 1, curve: try curve.gateway())
-        let watcher = AlertWatcher(
+            context: context, endpoints: try EndpointList.parse(endpoint, option: "--endpoint"), timeout: .milliseconds(timeoutMs),
+            tries: 1, curve: try curve.gateway())
+        var watcher = AlertWatcher(
             alertsEndpoint: alertsEndpoint, gatewayEndpoint: endpoint, owner: allOwners ? nil : claims.subject, since: since,
             topicPrefix: topic, callTimeout: .milliseconds(timeoutMs), alertsCurve: try curve.notifier(),
             gatewayCurve: try curve.gateway()
         ) { [endpoint] in
             try fixedToken ?? logins.accessToken(for: endpoint, requester: requester)
         }
+        watcher.gatewayEndpoints = requester.endpoints
         var logger = Logger(label: "tally.watch")
         logger.logLevel = .warning
         let options = try ProcessOptions.parse(["--log-level", "warning"] + (parentPid.map { ["--parent-pid", "\($0)"] } ?? []))

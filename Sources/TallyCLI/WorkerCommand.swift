@@ -20,7 +20,11 @@ struct WorkerCommand: AsyncParsableCommand {
     @Option(help: "Requests each MDP worker takes at once; 1 is plain 7/MDP. Env: TALLY_WORKER_CAPACITY.")
     var capacity: Int = EnvironmentDefaults.capacity
 
-    @Option(help: "The gateway's worker endpoint to connect to. Env: TALLY_GATEWAY_BACKEND.")
+    @Option(
+        help: """
+            The gateway's worker endpoint to connect to; several gateways' endpoints separated by commas to register \
+            with every one (--concurrency threads each). Env: TALLY_GATEWAY_BACKEND.
+            """)
     var backend: String = EnvironmentDefaults.backend
 
     @OptionGroup var heartbeat: HeartbeatOptions
@@ -56,6 +60,7 @@ struct WorkerCommand: AsyncParsableCommand {
         guard (1...Majordomo.maximumCapacity).contains(capacity) else {
             throw ValidationError("--capacity must be from 1 to \(Majordomo.maximumCapacity)")
         }
+        _ = try EndpointList.parse(backend, option: "--backend")
     }
 
     func run() async throws {
@@ -80,7 +85,7 @@ struct WorkerCommand: AsyncParsableCommand {
             throw ValidationError("unknown service '\(service)'")
         }
         let configuration = WorkerConfiguration(
-            backendEndpoint: backend, concurrency: concurrency, capacity: capacity, heartbeatInterval: heartbeat.interval,
+            backendEndpoints: try EndpointList.parse(backend, option: "--backend"), concurrency: concurrency, capacity: capacity, heartbeatInterval: heartbeat.interval,
             liveness: heartbeat.liveness, maximumMessageBytes: maxMessageBytes, curve: try curve.gateway())
         let readiness = Readiness(parts: [service])
         let worker = WorkerService(

@@ -4,27 +4,50 @@ import ZeroMQ
 
 /// Calls Tally from async Swift code: each call runs a `LazyPirateRequester` on a thread of its
 /// own, so no Swift-concurrency thread ever blocks in `zmq_poll`.
+///
+/// Given several gateways, a try that gets no reply is sent again to the next one, within
+/// `tries`, and later calls start at the gateway that answered last (see `LazyPirateRequester`).
 public final class TallyClient: Sendable {
-    public let endpoint: String
+    /// The gateways' client endpoints, in the order tried.
+    public let endpoints: [String]
+    /// The first (usually the only) gateway.
+    public var endpoint: String { endpoints[0] }
     public let timeout: Duration
     public let tries: Int
     /// CURVE keys for a gateway that requires them; nil connects in plain text.
     public let curve: CurveClientKeys?
     private let context: ZMQContext
+    /// One requester for every call, so that all of them start at the gateway that answered last.
+    private let requester: LazyPirateRequester
 
     /// - Parameters:
     ///   - timeout: how long each try waits; the request's `deadline_ms` is set just under it so
     ///     the gateway gives up (and says so) before the client does.
     ///   - tries: attempts before `ClientError.noReply`.
     ///   - curve: this client's key pair and the gateway's public key, when the gateway runs CURVE.
-    public init(
+    public convenience init(
         endpoint: String, timeout: Duration = .seconds(5), tries: Int = 3, curve: CurveClientKeys? = nil, context: ZMQContext? = nil
     ) throws {
-        self.endpoint = endpoint
+        try self.init(endpoints: [endpoint], timeout: timeout, tries: tries, curve: curve, context: context)
+    }
+
+    /// - Parameters:
+    ///   - endpoints: several gateways' client endpoints, tried in turn; at least one.
+    ///   - tries: attempts, over all the gateways, before `ClientError.noReply`; each waits `timeout`,
+    ///     so no call takes much longer than `tries × timeout`. A change sent more than once must
+    ///     carry an `idempotency_key`, or it may be applied twice.
+    public init(
+        endpoints: [String], timeout: Duration = .seconds(5), tries: Int = 3, curve: CurveClientKeys? = nil,
+        context: ZMQContext? = nil
+    ) throws {
+        guard !endpoints.isEmpty else { throw ClientError.noEndpoints }
+        self.endpoints = endpoints
         self.timeout = timeout
         self.tries = tries
         self.curve = curve
-        self.context = try context ?? ZMQContext()
+        let context = try context ?? ZMQContext()
+        self.context = context
+        requester = LazyPirateRequester(context: context, endpoints: endpoints, timeout: timeout, tries: tries, curve: curve)
     }
 
     /// Sends a command and decodes the reply. Error replies come back as `Reply` values with
@@ -59,7 +82,7 @@ public final class TallyClient: Sendable {
 
     /// Sends raw bytes as a one-frame request and returns the raw reply frames.
     public func send(_ body: Data) async throws -> [Data] {
-        let requester = LazyPirateRequester(context: context, endpoint: endpoint, timeout: timeout, tries: tries, curve: curve)
+        let requester = requester
         return try await DedicatedThread.run(name: "tally-client") { try requester.request(body) }
     }
 }

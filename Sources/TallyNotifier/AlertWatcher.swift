@@ -11,7 +11,14 @@ import ZeroMQ
 /// `alerts.list` allows an admin (`all_owners`).
 public struct AlertWatcher: Sendable {
     public var alertsEndpoint: String
-    public var gatewayEndpoint: String
+    /// The gateways' client endpoints for `alerts.list`: one tried per fetch, the next one after a
+    /// fetch got no reply.
+    public var gatewayEndpoints: [String]
+    /// The first (usually the only) gateway; setting it makes it the only one.
+    public var gatewayEndpoint: String {
+        get { gatewayEndpoints.first ?? "" }
+        set { gatewayEndpoints = [newValue] }
+    }
     /// Whose alerts: a user id, or nil for everyone's.
     public var owner: String?
     public var since: Int64?
@@ -39,7 +46,7 @@ public struct AlertWatcher: Sendable {
         self.alertsCurve = alertsCurve
         self.gatewayCurve = gatewayCurve
         self.alertsEndpoint = alertsEndpoint
-        self.gatewayEndpoint = gatewayEndpoint
+        self.gatewayEndpoints = [gatewayEndpoint]
         self.owner = owner
         self.since = since
         self.topicPrefix = topicPrefix
@@ -71,7 +78,7 @@ public struct AlertWatcher: Sendable {
         defer { socket.close() }
 
         let requester = LazyPirateRequester(
-            context: context, endpoint: gatewayEndpoint, timeout: callTimeout, tries: 1, curve: gatewayCurve)
+            context: context, endpoints: gatewayEndpoints, timeout: callTimeout, tries: 1, curve: gatewayCurve)
         var seam = WatchSeam(since: since, topicPrefix: topicPrefix, owner: owner)
         let clock = ContinuousClock()
         var fetchWanted = true

@@ -64,7 +64,17 @@ public struct GatewayEventFeed: EventFeed {
         context: ZMQContext, endpoint: String, timeout: Duration, stop: WakeupSignal?, serviceToken: String? = nil,
         curve: CurveClientKeys? = nil
     ) {
-        requester = LazyPirateRequester(context: context, endpoint: endpoint, timeout: timeout, tries: 1, curve: curve)
+        self.init(context: context, endpoints: [endpoint], timeout: timeout, stop: stop, serviceToken: serviceToken, curve: curve)
+    }
+
+    /// - Parameter endpoints: several gateways; each call tries one, once (a catch-up call is cheap
+    ///   to repeat later, and the inlet thread must not wait long), and the call after a silent
+    ///   one goes to the next gateway.
+    public init(
+        context: ZMQContext, endpoints: [String], timeout: Duration, stop: WakeupSignal?, serviceToken: String? = nil,
+        curve: CurveClientKeys? = nil
+    ) {
+        requester = LazyPirateRequester(context: context, endpoints: endpoints, timeout: timeout, tries: 1, curve: curve)
         self.stop = stop
         credentials = serviceToken.map(ServiceAccessToken.init)
     }

@@ -11,8 +11,14 @@ public struct NotifierConfiguration: Sendable {
     public var eventsEndpoint: String
     /// Where the notifier binds its PUB socket of events and alerts: `tcp://127.0.0.1:5558`.
     public var alertsEndpoint: String
-    /// The gateway's client endpoint, for `<service>.events` catch-up calls.
-    public var frontendEndpoint: String
+    /// The gateways' client endpoints, for `<service>.events` catch-up calls: one is tried at a
+    /// time, and a call that gets no reply sends the next one to the next gateway.
+    public var frontendEndpoints: [String]
+    /// The first (usually the only) gateway's client endpoint; setting it makes it the only one.
+    public var frontendEndpoint: String {
+        get { frontendEndpoints.first ?? "" }
+        set { frontendEndpoints = [newValue] }
+    }
     /// How often every source is asked for events the notifier has not seen.
     public var catchUpInterval: Duration
     /// How long one catch-up call may wait for the gateway.
@@ -51,7 +57,7 @@ public struct NotifierConfiguration: Sendable {
     ) {
         self.eventsEndpoint = eventsEndpoint
         self.alertsEndpoint = alertsEndpoint
-        self.frontendEndpoint = frontendEndpoint
+        self.frontendEndpoints = [frontendEndpoint]
         self.catchUpInterval = catchUpInterval
         self.catchUpTimeout = catchUpTimeout
         self.heartbeatInterval = heartbeatInterval
@@ -133,7 +139,7 @@ public struct NotifierService: Service {
         let processor = EventProcessor(
             store: store,
             feed: GatewayEventFeed(
-                context: context, endpoint: configuration.frontendEndpoint, timeout: configuration.catchUpTimeout, stop: stop,
+                context: context, endpoints: configuration.frontendEndpoints, timeout: configuration.catchUpTimeout, stop: stop,
                 serviceToken: configuration.serviceToken,
                 curve: configuration.curve),
             catalogSources: configuration.eventSources,
@@ -148,7 +154,7 @@ public struct NotifierService: Service {
             "notifier ready",
             metadata: [
                 "events": "\(configuration.eventsEndpoint)", "alerts": "\(configuration.alertsEndpoint)",
-                "frontend": "\(configuration.frontendEndpoint)", "catch_up_every": "\(configuration.catchUpInterval)",
+                "frontend": "\(configuration.frontendEndpoints.joined(separator: ","))", "catch_up_every": "\(configuration.catchUpInterval)",
             ])
 
         let clock = ContinuousClock()

@@ -76,7 +76,7 @@ public final class TallyProcess: @unchecked Sendable {
     }
 
     /// Waits until the process says it is ready (`READY=1`): a gateway has bound its sockets, a
-    /// worker process has every thread registered with the gateway, a notifier has bound its
+    /// worker process has every thread registered with the gateway (each gateway it was given), a notifier has bound its
     /// sockets and its `alerts` worker is registered, `tally watch` knows where it starts.
     /// Fails at once if the process exits first. The timeout is only a guard against a process
     /// that hangs; it is long, because a busy machine makes readiness late, not wrong.

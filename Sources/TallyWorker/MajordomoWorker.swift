@@ -25,6 +25,8 @@ import ZeroMQ
 final class MajordomoWorker {
     private let context: ZMQContext
     private let configuration: WorkerConfiguration
+    /// The one gateway backend this worker connects to (a process may have workers on several).
+    private let endpoint: String
     private let processor: RequestProcessor
     private let stop: WakeupSignal
     private var logger: Logger
@@ -42,12 +44,13 @@ final class MajordomoWorker {
     private var reconnectDelay: Duration
 
     init(
-        context: ZMQContext, configuration: WorkerConfiguration, processor: RequestProcessor, stop: WakeupSignal, logger: Logger,
-        onRegistration: @escaping @Sendable (Bool) -> Void = { _ in }
+        context: ZMQContext, configuration: WorkerConfiguration, endpoint: String, processor: RequestProcessor,
+        stop: WakeupSignal, logger: Logger, onRegistration: @escaping @Sendable (Bool) -> Void = { _ in }
     ) {
         self.onRegistration = onRegistration
         self.context = context
         self.configuration = configuration
+        self.endpoint = endpoint
         self.processor = processor
         self.stop = stop
         self.logger = logger
@@ -159,12 +162,12 @@ final class MajordomoWorker {
         try socket.setConnectionHeartbeat(
             interval: configuration.heartbeatInterval, timeout: configuration.heartbeatInterval * configuration.liveness)
         if let curve = configuration.curve { try socket.useCurve(curve) }
-        try socket.connect(configuration.backendEndpoint)
+        try socket.connect(endpoint)
         self.socket = socket
         try send(Majordomo.WorkerMessage.ready(service: serviceName, capacity: configuration.capacity).frames)
         liveness = configuration.liveness
         heartbeatAt = clock.now + configuration.heartbeatInterval
-        logger.debug("connected", metadata: ["backend": "\(configuration.backendEndpoint)"])
+        logger.debug("connected", metadata: ["backend": "\(endpoint)"])
     }
 
     private func send(_ frames: [Data]) throws {

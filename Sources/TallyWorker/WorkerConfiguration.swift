@@ -3,10 +3,17 @@ import ZeroMQ
 
 /// How a worker process reaches the gateway and how it detects that the gateway is gone.
 public struct WorkerConfiguration: Sendable {
-    /// The gateway's backend, where workers connect: `tcp://127.0.0.1:5556` by default.
-    public var backendEndpoint: String
-    /// Worker threads in this process, each its own MDP worker with its own socket, running its
-    /// requests itself; one per core by default.
+    /// The gateways' backends, where workers connect: `tcp://127.0.0.1:5556` by default. With
+    /// several, the process registers with every one (`concurrency` MDP workers each), so a
+    /// gateway's clients find the service as long as that gateway is up.
+    public var backendEndpoints: [String]
+    /// The first (usually the only) gateway's backend; setting it makes it the only one.
+    public var backendEndpoint: String {
+        get { backendEndpoints.first ?? "" }
+        set { backendEndpoints = [newValue] }
+    }
+    /// Worker threads in this process per gateway, each its own MDP worker with its own socket,
+    /// running its requests itself; one per core by default.
     public var concurrency: Int
     /// Requests each MDP worker takes at once (Tally's extension of 7/MDP's READY; 1 is plain
     /// 7/MDP). More keep its thread busy between round trips to the gateway; fewer keep a slow
@@ -35,8 +42,26 @@ public struct WorkerConfiguration: Sendable {
         maximumMessageBytes: Int = 256 * 1024,
         curve: CurveClientKeys? = nil
     ) {
+        self.init(
+            backendEndpoints: [backendEndpoint], concurrency: concurrency, capacity: capacity, heartbeatInterval: heartbeatInterval,
+            liveness: liveness, initialReconnectDelay: initialReconnectDelay, maximumReconnectDelay: maximumReconnectDelay,
+            maximumMessageBytes: maximumMessageBytes, curve: curve)
+    }
+
+    /// - Parameter backendEndpoints: one or more gateways' backends, each registered with.
+    public init(
+        backendEndpoints: [String],
+        concurrency: Int = ProcessInfo.processInfo.activeProcessorCount,
+        capacity: Int = 16,
+        heartbeatInterval: Duration = .milliseconds(2500),
+        liveness: Int = 3,
+        initialReconnectDelay: Duration = .milliseconds(250),
+        maximumReconnectDelay: Duration = .seconds(5),
+        maximumMessageBytes: Int = 256 * 1024,
+        curve: CurveClientKeys? = nil
+    ) {
         self.curve = curve
-        self.backendEndpoint = backendEndpoint
+        self.backendEndpoints = backendEndpoints
         self.concurrency = concurrency
         self.capacity = capacity
         self.heartbeatInterval = heartbeatInterval

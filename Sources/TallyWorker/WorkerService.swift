@@ -5,9 +5,10 @@ import Synchronization
 import TallyLifecycle
 import ZeroMQ
 
-/// A worker process's long-running part: `concurrency` MDP workers for one service, each on a
-/// thread of its own. Stops on graceful shutdown or cancellation; each worker finishes the
-/// request in hand and says DISCONNECT.
+/// A worker process's long-running part: `concurrency` MDP workers for one service per gateway
+/// (`WorkerConfiguration.backendEndpoints`), each on a thread of its own with a socket of its own.
+/// Stops on graceful shutdown or cancellation; each worker finishes the request in hand and says
+/// DISCONNECT.
 public struct WorkerService: Service {
     public let handler: any ServiceHandler
     public let configuration: WorkerConfiguration
@@ -20,8 +21,8 @@ public struct WorkerService: Service {
     /// - Parameters:
     ///   - middleware: the chain in front of every handler; given explicitly, so no worker is
     ///     started without thinking about authentication.
-    ///   - readiness: told when every worker thread has heard from the gateway (so the gateway
-    ///     counts it), and again whenever one loses the gateway and reconnects.
+    ///   - readiness: told when every worker thread has heard from its gateway (so every gateway
+    ///     counts all of them), and again whenever one loses its gateway and reconnects.
     public init(
         handler: any ServiceHandler, middleware: [any RequestMiddleware], configuration: WorkerConfiguration, context: ZMQContext,
         logger: Logger, readiness: ReadinessReporter = .none
@@ -35,30 +36,37 @@ public struct WorkerService: Service {
     }
 
     public func run() async throws {
+        let backends = configuration.backendEndpoints
+        guard !backends.isEmpty else { throw WorkerConfigurationError("no gateway backend endpoint to connect to") }
+        let threadsPerGateway = max(1, configuration.concurrency)
         let stop = WakeupSignal()
         let registrations = RegistrationCount(
-            service: handler.serviceName, threads: max(1, configuration.concurrency),
-            backend: configuration.backendEndpoint, readiness: readiness)
+            service: handler.serviceName, threads: threadsPerGateway, backends: backends, readiness: readiness)
         let processor = RequestProcessor(
             handler: handler, middleware: middleware, maximumMessageBytes: configuration.maximumMessageBytes, logger: logger)
         logger.info(
             "worker ready",
             metadata: [
-                "service": "\(handler.serviceName)", "backend": "\(configuration.backendEndpoint)",
+                "service": "\(handler.serviceName)", "backend": "\(backends.joined(separator: ","))",
                 "concurrency": "\(configuration.concurrency)",
             ])
         try await withGracefulShutdownHandler {
             try await withThrowingTaskGroup(of: Void.self) { group in
-                for index in 0..<max(1, configuration.concurrency) {
-                    var threadLogger = logger
-                    threadLogger[metadataKey: "thread"] = "\(index)"
-                    let loggerForThread = threadLogger
-                    group.addTask { [context, configuration] in
-                        try await DedicatedThread.run(name: "\(processor.handler.serviceName)-worker-\(index)", stoppingWith: stop) {
-                            try MajordomoWorker(
-                                context: context, configuration: configuration, processor: processor, stop: stop,
-                                logger: loggerForThread, onRegistration: registrations.update
-                            ).run()
+                for (gateway, backend) in backends.enumerated() {
+                    for thread in 0..<threadsPerGateway {
+                        let index = gateway * threadsPerGateway + thread
+                        var threadLogger = logger
+                        threadLogger[metadataKey: "thread"] = "\(index)"
+                        if backends.count > 1 { threadLogger[metadataKey: "backend"] = "\(backend)" }
+                        let loggerForThread = threadLogger
+                        group.addTask { [context, configuration] in
+                            try await DedicatedThread.run(name: "\(processor.handler.serviceName)-worker-\(index)", stoppingWith: stop) {
+                                try MajordomoWorker(
+                                    context: context, configuration: configuration, endpoint: backend, processor: processor,
+                                    stop: stop, logger: loggerForThread,
+                                    onRegistration: { registrations.update(gateway: gateway, isRegistered: $0) }
+                                ).run()
+                            }
                         }
                     }
                 }
@@ -71,30 +79,48 @@ public struct WorkerService: Service {
     }
 }
 
-/// How many of a process's worker threads the gateway has registered, reported as readiness:
-/// ready once all are, and a status line naming how many are while some reconnect.
+/// A `WorkerConfiguration` a worker cannot run with.
+public struct WorkerConfigurationError: Error, CustomStringConvertible {
+    public let description: String
+    public init(_ description: String) { self.description = description }
+}
+
+/// How many of a process's worker threads each gateway has registered, reported as readiness:
+/// ready once every gateway has all of its threads, and a status line naming how many each has
+/// while some connect or reconnect. So a worker given a gateway that is down is not ready (it
+/// still serves through the others): readiness means every gateway listed can reach the service.
 final class RegistrationCount: Sendable {
     private let service: String
     private let threads: Int
-    private let backend: String
+    private let backends: [String]
     private let readiness: ReadinessReporter
-    private let registered = Mutex(0)
+    private let registered: Mutex<[Int]>
 
-    init(service: String, threads: Int, backend: String, readiness: ReadinessReporter) {
+    init(service: String, threads: Int, backends: [String], readiness: ReadinessReporter) {
         self.service = service
         self.threads = threads
-        self.backend = backend
+        self.backends = backends
         self.readiness = readiness
-        readiness.notReady("\(service): connecting to the gateway at \(backend)")
+        registered = Mutex(Array(repeating: 0, count: backends.count))
+        let gateways = backends.count == 1 ? "the gateway at \(backends[0])" : "the gateways at \(backends.joined(separator: ", "))"
+        readiness.notReady("\(service): connecting to \(gateways)")
     }
 
-    /// One thread became registered (true) or lost its registration (false).
-    @Sendable func update(_ isRegistered: Bool) {
-        let count = registered.withLock { count -> Int in
-            count += isRegistered ? 1 : -1
-            return count
+    /// One thread connected to gateway number `gateway` became registered (true) or lost its
+    /// registration (false).
+    @Sendable func update(gateway: Int, isRegistered: Bool) {
+        // Reported under the lock: two threads registering at once would otherwise report out of
+        // order, and a stale "1 of 2" could follow the "2 of 2" that made the process ready.
+        registered.withLock { counts in
+            counts[gateway] += isRegistered ? 1 : -1
+            let status: String
+            if backends.count == 1 {
+                status = "\(service): \(counts[0]) of \(threads) worker threads registered with the gateway at \(backends[0])"
+            } else {
+                let each = zip(backends, counts).map { "\($1) of \(threads) at \($0)" }.joined(separator: ", ")
+                status = "\(service): worker threads registered with \(backends.count) gateways: \(each)"
+            }
+            if counts.allSatisfy({ $0 == threads }) { readiness.ready(status) } else { readiness.notReady(status) }
         }
-        let status = "\(service): \(count) of \(threads) worker threads registered with the gateway at \(backend)"
-        if count == threads { readiness.ready(status) } else { readiness.notReady(status) }
     }
 }
