@@ -98,6 +98,17 @@ public final class PostgresEngine: StorageEngine {
             if lease.reused, session.doom?.breaksConnection == true { return .stale }
             throw error
         }
+        if let deadline = StorageDeadline.current {
+            let left = deadline - .now
+            guard left > .zero else {
+                session.rollback()
+                throw TallyError(.deadlineExceeded, "the request's deadline passed before its database work began")
+            }
+            if left < configuration.statementTimeout ?? .seconds(Int64.max) {
+                // A utility statement takes no parameters; the number is ours.
+                try session.execute("SET LOCAL statement_timeout = \(raw: String(max(1, left.milliseconds)))")
+            }
+        }
         let value: T
         do {
             value = try body(session)

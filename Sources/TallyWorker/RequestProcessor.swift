@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import Metrics
 import TallyProtocol
+import TallyStorage
 
 /// Turns one request body into one reply body for a service: decode the envelope once, find the
 /// command, pass it through the middleware (in order) to its handler, encode the reply. Never
@@ -50,11 +51,17 @@ public struct RequestProcessor: Sendable {
         }
         guard let store, !changes.isEmpty else { return }
         var outcomes: [Int: Outcome] = [:]
-        let failure = store.commitTogether {
-            // Whole again on every run: an engine may run it twice (see `commitTogether`).
-            outcomes = [:]
-            for index in changes {
-                if case .envelope(let envelope) = requests[index] { outcomes[index] = outcome(of: envelope) }
+        let deadlines = changes.map { index -> ContinuousClock.Instant? in
+            guard case .envelope(let envelope) = requests[index] else { return nil }
+            return Self.deadline(of: envelope, from: started)
+        }
+        let failure = StorageDeadline.$current.withValue(StorageDeadline.latest(deadlines)) {
+            store.commitTogether {
+                // Whole again on every run: an engine may run it twice (see `commitTogether`).
+                outcomes = [:]
+                for index in changes {
+                    if case .envelope(let envelope) = requests[index] { outcomes[index] = outcome(of: envelope, since: started) }
+                }
             }
         }
         for index in changes {
@@ -89,7 +96,7 @@ public struct RequestProcessor: Sendable {
     private func finish(_ request: ReadRequest, since started: ContinuousClock.Instant) -> Data {
         let outcome: Outcome
         switch request {
-        case .envelope(let envelope): outcome = self.outcome(of: envelope)
+        case .envelope(let envelope): outcome = self.outcome(of: envelope, since: started)
         case .answered(let answered): outcome = answered
         }
         record(outcome, since: started)
@@ -128,10 +135,16 @@ public struct RequestProcessor: Sendable {
     }
 
     public func process(_ envelope: Envelope) -> Data {
-        outcome(of: envelope).reply
+        outcome(of: envelope, since: .now).reply
     }
 
-    private func outcome(of envelope: Envelope) -> Outcome {
+    /// When the client (through the gateway) stops waiting for `envelope`, counted from when this
+    /// worker took it: a bound on its database work (`StorageDeadline`). Nil without `deadline_ms`.
+    private static func deadline(of envelope: Envelope, from started: ContinuousClock.Instant) -> ContinuousClock.Instant? {
+        envelope.deadlineMilliseconds.map { started + .milliseconds($0) }
+    }
+
+    private func outcome(of envelope: Envelope, since started: ContinuousClock.Instant) -> Outcome {
         guard let command = handler.command(named: envelope.command) else {
             let message =
                 envelope.service == handler.serviceName
@@ -145,7 +158,9 @@ public struct RequestProcessor: Sendable {
             let request = Request(
                 envelope: envelope, command: command.description, args: try Arguments(envelope.args),
                 context: RequestContext(envelope: envelope))
-            let result = try run(request, through: middleware[...], command)
+            let result = try StorageDeadline.$current.withValue(Self.deadline(of: envelope, from: started)) {
+                try run(request, through: middleware[...], command)
+            }
             return Outcome(id: envelope.id, command: envelope.command, error: nil, reply: try Reply.success(id: envelope.id, result: result))
         } catch {
             return outcome(of: envelope, failure: error)

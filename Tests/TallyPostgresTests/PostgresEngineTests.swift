@@ -266,4 +266,37 @@ struct PostgresEngineTests {
         // The default schema holds none of it.
         #expect(try PostgresEngine(url: url).read { try Migrator.applied($0) }.isEmpty)
     }
+
+    /// A request's deadline (`StorageDeadline`) bounds its transaction's statements below the
+    /// configured timeout, and one that has passed begins nothing.
+    @Test func aRequestsDeadlineBoundsItsStatementsAndAPassedOneBeginsNothing() throws {
+        let engine = try engine()
+        #expect(try engine.read { try $0.fetchValue("SHOW statement_timeout", as: String.self) } == "30s")
+        let shown = try StorageDeadline.$current.withValue(.now + .seconds(2)) {
+            try engine.read { try $0.fetchValue("SHOW statement_timeout", as: String.self) }
+        }
+        #expect(shown != "30s" && shown?.hasSuffix("ms") == true, "\(shown ?? "none")")
+
+        let started = ContinuousClock.now
+        #expect {
+            try StorageDeadline.$current.withValue(.now + .milliseconds(300)) {
+                try engine.read { try $0.execute("SELECT pg_sleep(5)") }
+            }
+        } throws: { ($0 as? TallyError)?.code == .unavailable }
+        #expect(ContinuousClock.now - started < .seconds(4), "cancelled at the deadline, not after the sleep")
+
+        #expect {
+            try StorageDeadline.$current.withValue(.now - .milliseconds(1)) {
+                try engine.write { try $0.execute("INSERT INTO value (label) VALUES ('late')") }
+            }
+        } throws: { ($0 as? TallyError)?.code == .deadlineExceeded }
+        #expect(try engine.read { try $0.fetchValue("SELECT COUNT(*) FROM value", as: Int64.self) } == 0)
+    }
+
+    @Test func sharedWorkIsBoundedByItsMostPatientRequest() {
+        let now = ContinuousClock.now
+        #expect(StorageDeadline.latest([now, now + .seconds(1)]) == now + .seconds(1))
+        #expect(StorageDeadline.latest([now, nil]) == nil)
+        #expect(StorageDeadline.latest([]) == nil)
+    }
 }

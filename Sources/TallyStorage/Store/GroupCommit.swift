@@ -68,7 +68,7 @@ final class GroupCommit: Sendable {
     ) throws -> T {
         try withoutActuallyEscaping(work) { work in
             var result: Result<T, any Error>?
-            let ticket = Ticket()
+            let ticket = Ticket(deadline: StorageDeadline.current)
             ticket.work = { [unowned ticket] session in
                 do {
                     let (value, afterCommit) = try work(session)
@@ -118,10 +118,13 @@ final class GroupCommit: Sendable {
         inCommitOrder {
             let started = ContinuousClock.now
             do {
-                try engine.write { session in
-                    for ticket in batch {
-                        // A change that throws rolls back to its savepoint; its error is its result.
-                        _ = try? session.savepoint { try ticket.perform(session) }
+                // Bounded by the most patient change of the batch, not by the leader's own.
+                try StorageDeadline.$current.withValue(StorageDeadline.latest(batch.map(\.deadline))) {
+                    try engine.write { session in
+                        for ticket in batch {
+                            // A change that throws rolls back to its savepoint; its error is its result.
+                            _ = try? session.savepoint { try ticket.perform(session) }
+                        }
                     }
                 }
                 record(changes: batch.count, since: started)
@@ -169,6 +172,8 @@ private final class Ticket: @unchecked Sendable {
 
     /// The change; set once, before the ticket is queued.
     var work: ((any SQLSession) throws -> Void)?
+    /// The submitting request's `StorageDeadline`.
+    let deadline: ContinuousClock.Instant?
     /// Set by `work` when the change succeeded: what to do once it has committed.
     var afterCommit: (@Sendable () -> Void)?
     private let semaphore = DispatchSemaphore(value: 0)
@@ -176,6 +181,10 @@ private final class Ticket: @unchecked Sendable {
     /// The commit's error, when the transaction holding this change could not commit.
     var commitFailure: (any Error)?
     private(set) var isDone = false
+
+    init(deadline: ContinuousClock.Instant?) {
+        self.deadline = deadline
+    }
 
     /// Runs the change (on the leader's thread, inside its savepoint). Its own outcome is recorded
     /// by `work`; a throw here rolls the savepoint back. May run more than once, when the engine
