@@ -20,6 +20,8 @@ final class ConnectionPool: Sendable {
     private let idle = Mutex<[PostgresConnection]>([])
     private let nextID = Atomic(0)
     private let logger: Logger
+    /// The TLS settings connections use, made on first need (reading `sslrootcert` can fail).
+    private let tls = Mutex<PostgresConnection.Configuration.TLS?>(nil)
 
     init(configuration: PostgresConfiguration) {
         self.configuration = configuration
@@ -98,7 +100,7 @@ final class ConnectionPool: Sendable {
         } else {
             settings = .init(
                 host: configuration.host, port: configuration.port, username: configuration.username,
-                password: configuration.password, database: configuration.database, tls: .disable)
+                password: configuration.password, database: configuration.database, tls: try tlsSettings())
         }
         settings.options = options
         let future = PostgresConnection.connect(
@@ -110,6 +112,33 @@ final class ConnectionPool: Sendable {
             throw TallyError(.unavailable, "the \(configuration.database) database did not answer within \(configuration.connectTimeout); retry shortly")
         }
         return try result.get()
+    }
+
+    /// The TLS mode and context for a TCP connection, made once.
+    private func tlsSettings() throws -> PostgresConnection.Configuration.TLS {
+        if let made = tls.withLock({ $0 }) { return made }
+        var client = TLSConfiguration.makeClientConfiguration()
+        switch configuration.tls {
+        case .disable: return .disable
+        case .prefer, .require: client.certificateVerification = .none
+        case .verifyCA: client.certificateVerification = .noHostnameVerification
+        case .verifyFull: client.certificateVerification = .fullVerification
+        }
+        if let file = configuration.rootCertificateFile {
+            client.trustRoots = .file(file)
+        }
+        let context: NIOSSLContext
+        do {
+            context = try NIOSSLContext(configuration: client)
+        } catch {
+            throw TallyError(
+                .failedPrecondition,
+                "cannot set up TLS to \(configuration.redacted) (sslrootcert \(configuration.rootCertificateFile ?? "the system's trust store")): \(error)",
+                field: "database")
+        }
+        let made: PostgresConnection.Configuration.TLS = configuration.tls == .prefer ? .prefer(context) : .require(context)
+        tls.withLock { $0 = made }
+        return made
     }
 
     /// Closes `connection` without waiting, keeping it alive until its channel has closed

@@ -15,8 +15,25 @@ import TallyProtocol
 /// Query parameters (all optional): `pool_size` (connections, default 4), `connect_timeout`
 /// (seconds to connect, default 5), `statement_timeout` (seconds a statement may run on the
 /// server, default 30; 0 turns it off), `acquire_timeout` (seconds a caller waits for a free
-/// connection, default 10), `schema` (see `schema`).
+/// connection, default 10), `schema` (see `schema`), `sslmode` and `sslrootcert` (see `TLSMode`).
 public struct PostgresConfiguration: Sendable {
+    /// TLS to the server, named as libpq names it. Unix sockets never use it.
+    public enum TLSMode: String, Sendable, CaseIterable {
+        /// Plain text.
+        case disable
+        /// TLS when the server offers it, unverified; plain text otherwise. The default for a
+        /// loopback host, where the traffic never leaves the machine.
+        case prefer
+        /// TLS or no connection; the certificate is not checked (encrypted, not authenticated).
+        case require
+        /// TLS with a certificate signed by a trusted authority (`sslrootcert`, else the system's),
+        /// for any host name.
+        case verifyCA = "verify-ca"
+        /// TLS with a trusted certificate issued for the host connected to. The default for any
+        /// host other than loopback: over a network, the server proves who it is.
+        case verifyFull = "verify-full"
+    }
+
     public var host: String
     public var port: Int
     /// The directory holding the server's socket (`.s.PGSQL.<port>`), when connecting over a unix socket.
@@ -37,12 +54,17 @@ public struct PostgresConfiguration: Sendable {
     public var schema: String? {
         didSet { precondition(schema.map(Self.isSchemaName) ?? true, "not a schema name: \(schema!)") }
     }
+    /// TLS to a server over TCP (see `TLSMode`).
+    public var tls: TLSMode
+    /// A PEM file of the authorities whose certificates `verify-ca` and `verify-full` trust;
+    /// nil for the system's trust store.
+    public var rootCertificateFile: String?
 
     /// The defaults, for a server on `host`.
     public init(
         host: String = "localhost", port: Int = 5432, socketDirectory: String? = nil, username: String, password: String? = nil,
         database: String, poolSize: Int = 4, connectTimeout: Duration = .seconds(5), statementTimeout: Duration? = .seconds(30),
-        acquireTimeout: Duration = .seconds(10), schema: String? = nil
+        acquireTimeout: Duration = .seconds(10), schema: String? = nil, tls: TLSMode? = nil, rootCertificateFile: String? = nil
     ) {
         precondition(schema.map(Self.isSchemaName) ?? true, "not a schema name: \(schema!)")
         self.host = host
@@ -56,6 +78,13 @@ public struct PostgresConfiguration: Sendable {
         self.statementTimeout = statementTimeout
         self.acquireTimeout = acquireTimeout
         self.schema = schema
+        self.tls = tls ?? (Self.isLoopback(host) ? .prefer : .verifyFull)
+        self.rootCertificateFile = rootCertificateFile
+    }
+
+    /// Whether `host` is this machine, where unencrypted traffic stays on it.
+    static func isLoopback(_ host: String) -> Bool {
+        host == "localhost" || host == "::1" || host.hasPrefix("127.")
     }
 
     /// Whether `name` can be a `schema`: a lowercase identifier PostgreSQL needs no quotes for.
@@ -94,6 +123,13 @@ public struct PostgresConfiguration: Sendable {
             poolSize = size
         }
         let statementTimeout = try seconds("statement_timeout", default: .seconds(30))
+        var tls: TLSMode?
+        if let text = items["sslmode"] {
+            guard let mode = TLSMode(rawValue: text) else {
+                throw invalid("sslmode must be one of \(TLSMode.allCases.map(\.rawValue).joined(separator: ", "))")
+            }
+            tls = mode
+        }
         if let schema = items["schema"], !Self.isSchemaName(schema) {
             throw invalid("schema must be a lowercase identifier (letters a-z, digits, _)")
         }
@@ -108,7 +144,7 @@ public struct PostgresConfiguration: Sendable {
             connectTimeout: try seconds("connect_timeout", default: .seconds(5)),
             statementTimeout: statementTimeout == .zero ? nil : statementTimeout,
             acquireTimeout: try seconds("acquire_timeout", default: .seconds(10)),
-            schema: items["schema"])
+            schema: items["schema"], tls: tls, rootCertificateFile: items["sslrootcert"].flatMap { $0.isEmpty ? nil : $0 })
     }
 
     /// The server's unix socket, when connecting through one.

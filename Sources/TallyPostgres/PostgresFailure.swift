@@ -36,6 +36,14 @@ enum PostgresFailure {
             case _ where state.hasPrefix("53"): self = .exhausted(message)
             default: self = .failure("SQLSTATE \(state): \(message)")
             }
+        // TLS that cannot be had, or a server that cannot prove who it is: say so, since the fix
+        // (sslmode, sslrootcert, the server's certificate) is the operator's, not a retry's.
+        case .sslUnsupported:
+            self = .unavailable("the server does not offer TLS, and sslmode requires it")
+        case .failedToAddSSLHandler, .receivedUnencryptedDataAfterSSLRequest:
+            self = .unavailable("TLS to the server failed: \(error.underlying.map { String(describing: $0) } ?? "\(error.code)")")
+        case .connectionError where error.underlying is NIOSSLError || error.underlying is BoringSSLError:
+            self = .unavailable("TLS to the server failed (is its certificate trusted? see sslmode and sslrootcert): \(error.underlying!)")
         case .connectionError, .serverClosedConnection, .clientClosedConnection, .uncleanShutdown, .poolClosed:
             self = .connectionLost
         default:

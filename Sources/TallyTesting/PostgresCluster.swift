@@ -58,8 +58,15 @@ public final class PostgresCluster: Sendable {
     private var dataDirectory: String { directory + "/data" }
     public var logFile: String { directory + "/server.log" }
 
-    /// Makes and starts a new cluster.
-    public init() throws {
+    /// The server's TLS certificate (self-signed, for `localhost` and 127.0.0.1), when the cluster
+    /// was made with TLS: what a client's `sslrootcert` names to verify it.
+    public var certificateFile: String? { tls ? directory + "/server.crt" : nil }
+    private let tls: Bool
+
+    /// Makes and starts a new cluster; with `tls`, it also offers TLS on its TCP port, with a
+    /// certificate made for it (`certificateFile`).
+    public init(tls: Bool = false) throws {
+        self.tls = tls
         guard let bin = Self.binaries else { throw ClusterError(Self.whyUnavailable ?? "PostgreSQL is not installed") }
         self.bin = bin
         // /tmp, not $TMPDIR: the socket's path must stay under 108 bytes, and `nobody` must be
@@ -77,19 +84,38 @@ public final class PostgresCluster: Sendable {
             runAs = nil
         }
         try run("initdb", ["-D", dataDirectory, "-A", "trust", "-U", Self.superuser, "-E", "UTF8", "--locale=C", "--no-sync"])
+        if tls { try makeCertificate() }
         try start()
     }
 
     /// Starts the server and returns once it accepts connections.
     public func start() throws {
-        let options = [
+        var settings = [
             "-k", directory, "-p", "\(port)", "-c", "listen_addresses=127.0.0.1",
             // Throwaway data: no need to survive a power cut.
             "-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off",
             // Integration tests run many worker processes at once, each with a pool.
             "-c", "max_connections=600",
-        ].joined(separator: " ")
+        ]
+        if tls { settings += ["-c", "ssl=on", "-c", "ssl_cert_file=\(directory)/server.crt", "-c", "ssl_key_file=\(directory)/server.key"] }
+        let options = settings.joined(separator: " ")
         try run("pg_ctl", ["-D", dataDirectory, "-l", logFile, "-o", options, "-w", "-t", "60", "start"])
+    }
+
+    /// A self-signed certificate and its key for the server, readable by the server's user only.
+    private func makeCertificate() throws {
+        let ended = try ChildSpawn.run(
+            ["/usr/bin/openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
+             "-keyout", "\(directory)/server.key", "-out", "\(directory)/server.crt", "-days", "2", "-subj", "/CN=localhost",
+             "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1"],
+            output: "\(directory)/openssl.out")
+        guard ended.succeeded else {
+            throw ClusterError("openssl could not make a certificate: \((try? String(contentsOfFile: "\(directory)/openssl.out", encoding: .utf8)) ?? "")")
+        }
+        chmod("\(directory)/server.key", 0o600)
+        if let runAs, let user = getpwnam(runAs) {
+            for file in ["server.key", "server.crt"] { chown("\(directory)/\(file)", user.pointee.pw_uid, user.pointee.pw_gid) }
+        }
     }
 
     /// Stops the server (fast: open connections are ended) and returns once it has stopped.

@@ -28,6 +28,17 @@ import Testing
         #expect(configuration.poolSize == 4)
         #expect(configuration.connectTimeout == .seconds(5))
         #expect(configuration.statementTimeout == .seconds(30))
+        #expect(configuration.tls == .prefer, "a loopback host: traffic that never leaves the machine")
+    }
+
+    /// Over a network the server proves who it is, unless the URL says otherwise.
+    @Test func tlsIsVerifiedByDefaultBeyondLoopbackAndSetByTheURL() throws {
+        #expect(try PostgresConfiguration(url: "postgres://tally@db.internal/ledger", environment: [:]).tls == .verifyFull)
+        #expect(try PostgresConfiguration(url: "postgres://tally@127.0.0.1/ledger", environment: [:]).tls == .prefer)
+        let chosen = try PostgresConfiguration(url: "postgres://tally@db.internal/ledger?sslmode=verify-ca&sslrootcert=/etc/tally/ca.pem", environment: [:])
+        #expect(chosen.tls == .verifyCA)
+        #expect(chosen.rootCertificateFile == "/etc/tally/ca.pem")
+        #expect(try PostgresConfiguration(url: "postgres://tally@db.internal/ledger?sslmode=disable", environment: [:]).tls == .disable)
     }
 
     @Test func aUnixSocketDirectory() throws {
@@ -50,6 +61,7 @@ import Testing
         "mysql://tally@db/ledger", "postgres://db.internal/ledger", "postgres://tally@db.internal/",
         "postgres://tally@db.internal/ledger?pool_size=0", "postgres://tally@db.internal/ledger?connect_timeout=soon",
         "postgres://tally@db.internal/ledger?schema=Accounts", "postgres://tally@db.internal/ledger?schema=a;drop",
+        "postgres://tally@db.internal/ledger?sslmode=allow",
     ])
     func aURLThatIsNotUsableIsRefusedWithoutEchoingIt(_ url: String) {
         #expect {
