@@ -62,11 +62,15 @@ public final class PostgresCluster: Sendable {
     /// was made with TLS: what a client's `sslrootcert` names to verify it.
     public var certificateFile: String? { tls ? directory + "/server.crt" : nil }
     private let tls: Bool
+    /// Addresses the server listens on besides 127.0.0.1.
+    private let extraAddresses: [String]
 
     /// Makes and starts a new cluster; with `tls`, it also offers TLS on its TCP port, with a
-    /// certificate made for it (`certificateFile`).
-    public init(tls: Bool = false) throws {
+    /// certificate made for it (`certificateFile`). `listeningAlsoOn` adds addresses to listen on
+    /// (a `VirtualHosts` bridge), and `trusting` a network whose clients may connect as any user.
+    public init(tls: Bool = false, listeningAlsoOn extraAddresses: [String] = [], trusting network: String? = nil) throws {
         self.tls = tls
+        self.extraAddresses = extraAddresses
         guard let bin = Self.binaries else { throw ClusterError(Self.whyUnavailable ?? "PostgreSQL is not installed") }
         self.bin = bin
         // /tmp, not $TMPDIR: the socket's path must stay under 108 bytes, and `nobody` must be
@@ -85,13 +89,21 @@ public final class PostgresCluster: Sendable {
         }
         try run("initdb", ["-D", dataDirectory, "-A", "trust", "-U", Self.superuser, "-E", "UTF8", "--locale=C", "--no-sync"])
         if tls { try makeCertificate() }
+        if let network {
+            // Appended as root; the server (nobody) only reads it.
+            let rule = Data("host all all \(network) trust\n".utf8)
+            let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: dataDirectory + "/pg_hba.conf"))
+            try handle.seekToEnd()
+            try handle.write(contentsOf: rule)
+            try handle.close()
+        }
         try start()
     }
 
     /// Starts the server and returns once it accepts connections.
     public func start() throws {
         var settings = [
-            "-k", directory, "-p", "\(port)", "-c", "listen_addresses=127.0.0.1",
+            "-k", directory, "-p", "\(port)", "-c", "listen_addresses=\((["127.0.0.1"] + extraAddresses).joined(separator: ","))",
             // Throwaway data: no need to survive a power cut.
             "-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off",
             // Integration tests run many worker processes at once, each with a pool.
