@@ -28,7 +28,11 @@ struct NotifierCommand: AsyncParsableCommand {
             the alerts service to the gateway's --backend.
             """)
 
-    @Option(help: "Where to bind the SUB socket workers publish events to. Env: TALLY_EVENTS_ENDPOINT.")
+    @Option(
+        help: """
+            Where to bind the SUB socket workers publish events to: one endpoint (workers may list several notifiers' \
+            inlets; give each notifier its own here). Env: TALLY_EVENTS_ENDPOINT.
+            """)
     var eventsEndpoint: String = NotifierDefaults.eventsEndpoint
 
     @Option(help: "Where to bind the PUB socket of alerts and forwarded events. Env: TALLY_ALERTS_ENDPOINT.")
@@ -90,6 +94,10 @@ struct NotifierCommand: AsyncParsableCommand {
     @OptionGroup var process: ProcessOptions
 
     func validate() throws {
+        guard try EndpointList.parse(eventsEndpoint, option: "--events-endpoint").count == 1 else {
+            throw ValidationError(
+                "--events-endpoint '\(eventsEndpoint)' lists several endpoints; a notifier binds one (a list is for workers, which publish to every notifier in it): give this notifier its own")
+        }
         guard catchUpMs >= 10 else { throw ValidationError("--catch-up-ms must be at least 10") }
         guard catchUpTimeoutMs >= 10 else { throw ValidationError("--catch-up-timeout-ms must be at least 10") }
         // An event of Tally's is a few hundred bytes; below 4 KiB a genuine one could be refused.

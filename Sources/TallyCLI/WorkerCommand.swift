@@ -37,7 +37,11 @@ struct WorkerCommand: AsyncParsableCommand {
     @Option(help: "Largest request accepted, in bytes. Env: TALLY_MAX_MESSAGE_BYTES.")
     var maxMessageBytes: Int = EnvironmentDefaults.maximumMessageBytes
 
-    @Option(help: "Where services that record events publish them: the notifier's inlet. Env: TALLY_EVENTS_ENDPOINT.")
+    @Option(
+        help: """
+            Where services that record events publish them: the notifier's inlet; several notifiers' inlets separated by \
+            commas to publish every event to each (notifiers sharing one PostgreSQL database). Env: TALLY_EVENTS_ENDPOINT.
+            """)
     var eventsEndpoint: String = EnvironmentDefaults.eventsEndpoint
 
     @OptionGroup var keys: KeyOptions
@@ -61,13 +65,15 @@ struct WorkerCommand: AsyncParsableCommand {
             throw ValidationError("--capacity must be from 1 to \(Majordomo.maximumCapacity)")
         }
         _ = try EndpointList.parse(backend, option: "--backend")
+        _ = try EndpointList.parse(eventsEndpoint, option: "--events-endpoint")
     }
 
     func run() async throws {
         let logger = process.bootstrap(label: "tally.worker.\(service)")
         let context = try ZMQContext()
         let publisher = ServiceCatalog.publishingEvents.contains(service)
-            ? EventPublisher(service: service, endpoint: eventsEndpoint, context: context, logger: logger, curve: try curve.notifier())
+            ? EventPublisher(
+                service: service, endpoints: try EndpointList.parse(eventsEndpoint, option: "--events-endpoint"), context: context, logger: logger, curve: try curve.notifier())
             : nil
         var options = ServiceOptions(eventSink: publisher, identity: identity.settings)
         var middleware = [any RequestMiddleware]()

@@ -11,6 +11,12 @@ import TallyProtocol
 /// service's last sequence, and the next catch-up (on the gap, or periodic) fetches from there.
 /// Why it cannot alert twice: handling is keyed by event id in that same transaction (an id is kept
 /// until the watermark passes it and for a week after its handling, `NotifierStore.handledEventRetention`).
+///
+/// Several notifiers on one database: each receives every event, one of them stores it (the
+/// others find it a duplicate), and each publishes every alert to its own subscribers once, in
+/// sequence order. Alerts are numbered from one counter in commit order, so an alert stored by
+/// another notifier shows up here as a duplicate event or as a jump in the numbers; then the
+/// alerts after `publishedThrough` are read back from the database and published.
 public final class EventProcessor {
     public typealias Publish = (_ topic: String, _ body: Data) -> Void
 
@@ -36,6 +42,10 @@ public final class EventProcessor {
     private var backoff: [String: (until: ContinuousClock.Instant, delay: Duration)] = [:]
     /// Since when each source's catch-up has failed, and whether that has been warned about.
     private var failing: [String: (since: ContinuousClock.Instant, warned: Bool)] = [:]
+    /// Every stored alert up to this sequence has been published: from where alerts stood when
+    /// the processor was made (those stored before are not published; watchers fetch them), nil
+    /// until the database has said.
+    private var publishedThrough: Int64?
 
     public init(
         store: NotifierStore, feed: any EventFeed, catalogSources: [String], pageSize: Int = 100,
@@ -52,6 +62,7 @@ public final class EventProcessor {
         self.logger = logger
         self.publish = publish
         metrics = NotifierMetrics(sources: catalogSources)
+        publishedThrough = try? store.lastAlertSequence()
     }
 
     /// Takes one event from the inlet: if it shows a hole before it, catches up first; then handles it.
@@ -132,12 +143,18 @@ public final class EventProcessor {
         }
     }
 
-    /// Handles events exactly once (in one transaction), then forwards each and publishes its alerts.
+    /// Handles events exactly once (in one transaction), then forwards each and publishes its
+    /// alerts; publishes the alerts another notifier on the same database stored meanwhile too.
     func handle(_ events: [CloudEvent]) {
         guard !events.isEmpty else { return }
+        if publishedThrough == nil { publishedThrough = try? store.lastAlertSequence() }
+        // Whether alerts may be stored that this notifier has not published: a duplicate's (if
+        // another notifier handled it), or those between the last published and this batch's.
+        var storedElsewhere = false
         for (event, result) in zip(events, store.handle(events)) {
             switch result {
             case .success(.duplicate):
+                storedElsewhere = true
                 logger.debug("duplicate event ignored", metadata: ["id": "\(event.id)", "type": "\(event.type)"])
             case .success(.handled(let alerts)):
                 metrics.handled(event.service, sequence: event.sequence, time: event.time)
@@ -149,15 +166,58 @@ public final class EventProcessor {
                     metadata: ["request_id": "\(requestID)", "type": "\(event.type)", "sequence": "\(event.sequence)", "alerts": "\(alerts.count)"])
                 for alert in alerts {
                     metrics.alert(kind: alert.kind)
-                    publish(alert.topic, alert.encoded())
                     logger.info(
                         "alert",
                         metadata: ["sequence": "\(alert.sequence)", "kind": "\(alert.kind)", "owner": "\(alert.owner)", "request_id": "\(requestID)"])
+                    // After a jump, this alert and the rest come from the database, in order.
+                    if let through = publishedThrough, storedElsewhere || alert.sequence != through + 1 {
+                        storedElsewhere = true
+                        continue
+                    }
+                    publish(alert.topic, alert.encoded())
+                    publishedThrough = alert.sequence
                 }
             case .failure(let error):
                 // Not handled, so the watermark did not move: the next catch-up brings the event back.
                 logger.error("could not record event", metadata: ["id": "\(event.id)", "error": "\(error)"])
             }
+        }
+        if storedElsewhere { publishStoredAlerts() }
+    }
+
+    /// The highest alert sequence stored, for the heartbeat, once the alerts stored since the last
+    /// look by other notifiers on the same database are published; nil if the database did not answer.
+    public func lastAlertSequence() -> Int64? {
+        guard let last = try? store.lastAlertSequence() else { return nil }
+        guard let through = publishedThrough else {
+            publishedThrough = last
+            return last
+        }
+        if last != through { publishStoredAlerts() }
+        return max(last, publishedThrough ?? last)
+    }
+
+    /// Publishes the stored alerts after `publishedThrough`, in sequence order.
+    private func publishStoredAlerts() {
+        guard var through = publishedThrough else { return }
+        defer { publishedThrough = through }
+        do {
+            while true {
+                let page = try store.alerts(after: through, limit: 500)
+                // A database replaced by an older one numbers on from its own last alert.
+                if page.lastSequence < through {
+                    through = page.lastSequence
+                    return
+                }
+                for alert in page.alerts {
+                    publish(alert.topic, alert.encoded())
+                    through = alert.sequence
+                }
+                if !page.more { return }
+            }
+        } catch {
+            // Published later (the next batch or heartbeat); watchers fetch what they miss meanwhile.
+            logger.warning("could not read stored alerts to publish", metadata: ["after": "\(through)", "error": "\(error)"])
         }
     }
 }

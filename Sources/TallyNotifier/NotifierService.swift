@@ -200,7 +200,9 @@ public struct NotifierService: Service {
                 nextCheck = clock.now + configuration.catchUpInterval
             }
             if clock.now >= nextHeartbeat {
-                if let last = try? store.lastAlertSequence() {
+                // Publishes first what other notifiers on the same database stored, so the
+                // heartbeat never runs ahead of the alerts this notifier published.
+                if let last = processor.lastAlertSequence() {
                     let body = (try? JSONEncoder.tally.encode(["last_alert_sequence": last])) ?? Data()
                     _ = try? outlet.send([Data(NotifierTopic.heartbeat.utf8), body], dontWait: true)
                 }

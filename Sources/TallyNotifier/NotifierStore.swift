@@ -73,8 +73,10 @@ public final class NotifierStore: Sendable {
 
     private func handle(_ event: CloudEvent, _ drafts: [AlertDraft], at now: Int64, _ session: any SQLSession) throws -> Outcome {
         let source = event.service
-        // Recording the id first is the duplicate check: a conflict means it was handled (by
-        // another notifier on the same database, the conflict waits for its commit).
+        // Recording the id first is the duplicate check: a conflict means it was handled. If
+        // another notifier on the same database is handling it, the insert waits for its commit;
+        // under PostgreSQL's SERIALIZABLE that ends in a serialization failure (not a unique
+        // violation), the engine runs the transaction again, and the retry finds the row.
         let recorded = try session.execute("""
             INSERT INTO handled_event (event_id, source, sequence, type, handled_at_ms)
             VALUES (\(event.id), \(source), \(event.sequence), \(event.type), \(timestamp: now))

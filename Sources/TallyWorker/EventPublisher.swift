@@ -8,7 +8,10 @@ import TallyStorage
 import ZeroMQ
 
 /// Publishes a worker process's committed events: one PUB socket, on a thread of its own,
-/// connected to the notifier's event inlet (so any number of workers feed one notifier).
+/// connected to the event inlet of every notifier given (so any number of workers feed any number
+/// of notifiers). A PUB connected to several endpoints sends each message to every one of them
+/// (unlike PUSH, which would deal them out), and each connection has its own queue: a notifier
+/// that is down or slow loses only its own copies, and catches up on them from the outbox.
 ///
 /// Handler threads hand events over through `publish(_:)` (a locked queue and a wake-up pipe),
 /// so the socket never leaves its thread. Each message is two frames, `[type, CloudEvent JSON]`,
@@ -19,7 +22,8 @@ import ZeroMQ
 /// (growing means the publisher cannot keep up), and `tally_events_dropped_total{service}`, events
 /// dropped because the queue was full (subscribers fetch them from the outbox).
 public final class EventPublisher: EventSink, Service, @unchecked Sendable {
-    public let endpoint: String
+    /// The notifiers' inlets; every event goes to each.
+    public let endpoints: [String]
     private let context: ZMQContext
     private let logger: Logger
     private let curve: CurveClientKeys?
@@ -33,15 +37,21 @@ public final class EventPublisher: EventSink, Service, @unchecked Sendable {
 
     /// - Parameters:
     ///   - service: the service whose events these are, for the metrics.
-    ///   - curve: the worker's key pair and the notifier's public key, when the notifier runs CURVE.
-    public init(service: String, endpoint: String, context: ZMQContext, logger: Logger, curve: CurveClientKeys? = nil) {
-        self.endpoint = endpoint
+    ///   - endpoints: the notifiers' event inlets, at least one.
+    ///   - curve: the worker's key pair and the notifiers' public key (they share one key pair), when they run CURVE.
+    public init(service: String, endpoints: [String], context: ZMQContext, logger: Logger, curve: CurveClientKeys? = nil) {
+        precondition(!endpoints.isEmpty, "an event publisher needs a notifier's inlet")
+        self.endpoints = endpoints
         self.curve = curve
         self.context = context
         self.logger = logger
         pending = Gauge(label: "tally_events_pending", dimensions: [("service", service)])
         dropped = Counter(label: "tally_events_dropped_total", dimensions: [("service", service)])
         pending.record(0)
+    }
+
+    public convenience init(service: String, endpoint: String, context: ZMQContext, logger: Logger, curve: CurveClientKeys? = nil) {
+        self.init(service: service, endpoints: [endpoint], context: context, logger: logger, curve: curve)
     }
 
     public func publish(_ events: [CloudEvent]) {
@@ -68,8 +78,8 @@ public final class EventPublisher: EventSink, Service, @unchecked Sendable {
         defer { socket.close() }
         try socket.setLinger(milliseconds: 1000)
         if let curve { try socket.useCurve(curve) }
-        try socket.connect(endpoint)
-        logger.debug("publishing events", metadata: ["endpoint": "\(endpoint)"])
+        for endpoint in endpoints { try socket.connect(endpoint) }
+        logger.debug("publishing events", metadata: ["endpoints": "\(endpoints.joined(separator: ","))"])
         var poller = ZMQPoller()
         poller.add(fileDescriptor: wakeup.fileDescriptor)
         poller.add(fileDescriptor: stop.fileDescriptor)
@@ -83,7 +93,8 @@ public final class EventPublisher: EventSink, Service, @unchecked Sendable {
             }
             for event in batch {
                 let body = event.encoded()
-                // A PUB never blocks: with no subscriber, or past its high-water mark, it drops.
+                // A PUB never blocks: it copies the message to every connected notifier, and drops it
+                // for one that has not subscribed yet or is past its high-water mark.
                 _ = try socket.send([Data(event.type.utf8), body], dontWait: true)
             }
             if stop.isFired { return }

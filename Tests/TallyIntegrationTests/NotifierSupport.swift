@@ -9,13 +9,15 @@ extension TallyStack {
 
     /// Starts `tally watch --json` against this stack, showing the alerts of the person `token`
     /// names; without a token, of the login stored under `environment`'s `XDG_CONFIG_HOME` (as
-    /// `tally login` left it). Under CURVE it connects with the key pair `curveKey`.
+    /// `tally login` left it). Under CURVE it connects with the key pair `curveKey`. It watches the
+    /// stack's notifier, or the one publishing on `alertsEndpoint`.
     func startWatch(
-        _ arguments: [String], token: String?, environment: [String: String] = [:], curveKey: String = "subscriber"
+        _ arguments: [String], token: String?, environment: [String: String] = [:], curveKey: String = "subscriber",
+        alertsEndpoint: String? = nil
     ) throws -> TallyProcess {
         try launch(
             "watch",
-            ["watch", "--json", "--alerts-endpoint", alertsEndpoint, "--endpoint", frontend, "--timeout-ms", "1000"]
+            ["watch", "--json", "--alerts-endpoint", alertsEndpoint ?? self.alertsEndpoint, "--endpoint", frontend, "--timeout-ms", "1000"]
                 + (token.map { ["--token", $0] } ?? []) + arguments + (curve?.clientArguments(curveKey) ?? []),
             environment: environment)
     }
