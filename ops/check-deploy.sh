@@ -4,11 +4,15 @@
 # `systemd-analyze verify` and its hardening with `systemd-analyze security` (exposure at most
 # $max_exposure of 10), and compose/compose.yaml against the Compose Specification's JSON Schema
 # (check-jsonschema's vendored copy; ops/install-deps.sh installs it). The units' ExecStart is
-# pointed at the built `tally`, whose subcommands must exist.
+# pointed at the built `tally`, whose subcommands must exist. The compose file's profiles are
+# checked too: a service may depend only on services that run whenever it runs (one without a
+# profile must not need one of the `postgres` profile's), `service_healthy` only on a service with
+# a health check; and with `docker compose` present, `docker compose config` loads the file with no
+# profile and with each profile it declares.
 #
 # Usage: ops/check-deploy.sh [PATH-TO-TALLY]   (default: the debug build, `swift build --show-bin-path`)
-# Where systemd-analyze is missing the unit checks are skipped with a message; the compose check
-# always runs.
+# Where systemd-analyze or docker compose is missing, those checks are skipped with a message; the
+# schema and profile checks always run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -65,6 +69,60 @@ if python3 -m check_jsonschema --builtin-schema vendor.compose-spec compose/comp
     :
 else
     failed=1
+fi
+
+# ruamel.yaml comes with check-jsonschema. Writes the profiles declared, one a line, to
+# $work/profiles for the `docker compose config` runs below.
+if python3 - compose/compose.yaml "$work/profiles" <<'PYTHON'; then
+import sys
+from ruamel.yaml import YAML
+
+services = YAML(typ="safe", pure=True).load(open(sys.argv[1]))["services"]
+problems = []
+declared = set()
+for name, service in services.items():
+    mine = set(service.get("profiles") or [])
+    declared |= mine
+    needs = service.get("depends_on") or []
+    conditions = needs if isinstance(needs, dict) else {need: {} for need in needs}
+    for need, how in conditions.items():
+        if need not in services:
+            problems.append(f"{name} depends on {need}, which is not a service")
+            continue
+        theirs = set(services[need].get("profiles") or [])
+        # Runs whenever `name` does: no profile, or every profile of `name` is one of its own.
+        if theirs and not (mine and mine <= theirs):
+            problems.append(f"{name} ({', '.join(sorted(mine)) or 'no profile'}) depends on {need}, "
+                            f"which runs only with --profile {', '.join(sorted(theirs))}")
+        if (how or {}).get("condition") == "service_healthy" and "healthcheck" not in services[need]:
+            problems.append(f"{name} waits for {need} to be healthy, which has no health check")
+for problem in problems:
+    print(f"profiles: {problem}: FAILED")
+default = sorted(name for name, service in services.items() if not service.get("profiles"))
+print(f"profiles: no profile runs {len(default)} services")
+for profile in sorted(declared):
+    extra = sorted(name for name, service in services.items() if profile in (service.get("profiles") or []))
+    print(f"profiles: --profile {profile} adds {len(extra)}: {' '.join(extra)}")
+open(sys.argv[2], "w").write("".join(f"{profile}\n" for profile in sorted(declared)))
+sys.exit(1 if problems else 0)
+PYTHON
+    :
+else
+    failed=1
+fi
+
+if docker compose version >/dev/null 2>&1; then
+    for profile in "" $(cat "$work/profiles" 2>/dev/null); do
+        # Without compose/.env the postgres profile's password is empty, which config accepts.
+        if docker compose -f compose/compose.yaml ${profile:+--profile "$profile"} config --quiet; then
+            echo "docker compose config${profile:+ --profile $profile}: ok"
+        else
+            echo "docker compose config${profile:+ --profile $profile}: FAILED"
+            failed=1
+        fi
+    done
+else
+    echo "docker compose not found: docker compose config skipped"
 fi
 
 [ "$failed" -eq 0 ] && echo "== deployment files: OK" || { echo "== deployment files: FAILED"; exit 1; }
