@@ -9,8 +9,9 @@ struct DatabaseOptions: ParsableArguments {
         help: """
             A PostgreSQL database for every stateful service's data (a schema per service), instead of SQLite \
             files in --data-dir: postgres://USER@HOST:PORT/DATABASE, or ?host=/socket/dir. Query options: \
-            pool_size, connect_timeout, statement_timeout, acquire_timeout. Prefer PGPASSWORD to a password in \
-            the URL. Env: TALLY_DATABASE_URL.
+            pool_size, connect_timeout, statement_timeout, acquire_timeout, sslmode (disable, prefer, require, \
+            verify-ca, verify-full; default verify-full beyond loopback), sslrootcert. Prefer PGPASSWORD to a \
+            password in the URL. Env: TALLY_DATABASE_URL.
             """)
     var database: String?
 

@@ -107,6 +107,10 @@ public struct PostgresConfiguration: Sendable {
             scheme == "postgres" || scheme == "postgresql"
         else { throw invalid("expected postgres://user@host:port/database") }
         let items = Dictionary((components.queryItems ?? []).map { ($0.name, $0.value ?? "") }, uniquingKeysWith: { $1 })
+        // A misspelt setting (`pool_sise`) would otherwise be ignored without a word.
+        if let unknown = items.keys.sorted().first(where: { !Self.settings.contains($0) }) {
+            throw invalid("unknown setting '\(unknown)'; the URL takes \(Self.settings.sorted().joined(separator: ", "))")
+        }
         func seconds(_ name: String, default value: Duration) throws -> Duration {
             guard let text = items[name] else { return value }
             guard let number = Double(text), number >= 0, number.isFinite else { throw invalid("\(name) must be a number of seconds") }
@@ -146,6 +150,11 @@ public struct PostgresConfiguration: Sendable {
             acquireTimeout: try seconds("acquire_timeout", default: .seconds(10)),
             schema: items["schema"], tls: tls, rootCertificateFile: items["sslrootcert"].flatMap { $0.isEmpty ? nil : $0 })
     }
+
+    /// The query parameters a URL may carry.
+    static let settings: Set<String> = [
+        "host", "port", "pool_size", "connect_timeout", "statement_timeout", "acquire_timeout", "schema", "sslmode", "sslrootcert",
+    ]
 
     /// The server's unix socket, when connecting through one.
     var socketPath: String? {

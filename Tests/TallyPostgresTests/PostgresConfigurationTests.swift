@@ -61,7 +61,7 @@ import Testing
         "mysql://tally@db/ledger", "postgres://db.internal/ledger", "postgres://tally@db.internal/",
         "postgres://tally@db.internal/ledger?pool_size=0", "postgres://tally@db.internal/ledger?connect_timeout=soon",
         "postgres://tally@db.internal/ledger?schema=Accounts", "postgres://tally@db.internal/ledger?schema=a;drop",
-        "postgres://tally@db.internal/ledger?sslmode=allow",
+        "postgres://tally@db.internal/ledger?sslmode=allow", "postgres://tally@db.internal/ledger?pool_sise=4",
     ])
     func aURLThatIsNotUsableIsRefusedWithoutEchoingIt(_ url: String) {
         #expect {
