@@ -64,13 +64,21 @@ public final class PostgresCluster: Sendable {
     private let tls: Bool
     /// Addresses the server listens on besides 127.0.0.1.
     private let extraAddresses: [String]
+    /// The host the server runs on (its network namespace), or nil for this machine's network.
+    private let host: VirtualHosts.Host?
 
     /// Makes and starts a new cluster; with `tls`, it also offers TLS on its TCP port, with a
     /// certificate made for it (`certificateFile`). `listeningAlsoOn` adds addresses to listen on
-    /// (a `VirtualHosts` bridge), and `trusting` a network whose clients may connect as any user.
-    public init(tls: Bool = false, listeningAlsoOn extraAddresses: [String] = [], trusting network: String? = nil) throws {
+    /// (a `VirtualHosts` bridge or host), and `trusting` a network whose clients may connect as
+    /// any user; `host` runs the server on one of `VirtualHosts` (its unix socket, in `directory`,
+    /// stays reachable from here).
+    public init(
+        tls: Bool = false, listeningAlsoOn extraAddresses: [String] = [], trusting network: String? = nil,
+        on host: VirtualHosts.Host? = nil
+    ) throws {
         self.tls = tls
         self.extraAddresses = extraAddresses
+        self.host = host
         guard let bin = Self.binaries else { throw ClusterError(Self.whyUnavailable ?? "PostgreSQL is not installed") }
         self.bin = bin
         // /tmp, not $TMPDIR: the socket's path must stay under 108 bytes, and `nobody` must be
@@ -168,6 +176,8 @@ public final class PostgresCluster: Sendable {
     private func run(_ program: String, _ arguments: [String], asServerUser: Bool = true) throws {
         var argv = ["\(bin)/\(program)"] + arguments
         if asServerUser, let runAs { argv = ["/usr/sbin/runuser", "-u", runAs, "--"] + argv }
+        // pg_ctl start's server stays in the namespace it was started in.
+        if program == "pg_ctl", let host { argv = host.prefix + argv }
         let output = directory + "/\(program).out"
         let ended: ChildSpawn.Termination
         do {

@@ -7,11 +7,10 @@ import Testing
 /// Tally across hosts: network namespaces joined by a bridge (`VirtualHosts`), every link TCP
 /// under CURVE, the data on PostgreSQL over TLS.
 ///
-/// - host 0: two gateways and the notifier (its alerts worker registered with both);
+/// - host 0: two gateways, the notifier (its alerts worker registered with both) and PostgreSQL;
 /// - hosts 1 and 2: a worker process of accounts, shopping and identity each, registered with
 ///   both gateways, publishing events to the notifier;
-/// - this test process (the bridge's address): PostgreSQL, and the clients, which list both
-///   gateways.
+/// - this test process (on the bridge's address): the clients, which list both gateways.
 ///
 /// Under keyed load the gateway the clients use is killed: every acknowledged write is applied
 /// exactly once, every dearer purchase gives exactly one alert, and no call outlives its budget.
@@ -21,10 +20,21 @@ import Testing
 struct MultiHostTests {
     @Test func keyedWritesAndAlertsSurviveAGatewayKilledUnderLoadAcrossHosts() async throws {
         let hosts = try VirtualHosts(count: 3)
-        defer { hosts.tearDown() }
-        let cluster = try PostgresCluster(tls: true, listeningAlsoOn: [hosts.bridgeAddress], trusting: hosts.network)
+        let hub = hosts.hosts[0]
+        let cluster: PostgresCluster
+        do {
+            cluster = try PostgresCluster(tls: true, listeningAlsoOn: [hub.address], trusting: hosts.network, on: hub)
+        } catch {
+            hosts.tearDown()
+            throw error
+        }
+        // The server first, while its host's network is still there.
+        defer {
+            try? cluster.stop()
+            hosts.tearDown()
+        }
         try cluster.makeDatabase("tally")
-        let database = "postgres://\(PostgresCluster.superuser)@\(hosts.bridgeAddress):\(cluster.port)/tally?sslmode=require"
+        let database = "postgres://\(PostgresCluster.superuser)@\(hub.address):\(cluster.port)/tally?sslmode=require"
         let stack = try TallyStack(options: TallyStack.Options(curve: true, database: .sqlite))
         do {
             try await run(stack, hosts, database)
@@ -173,5 +183,55 @@ struct MultiHostTests {
         let higher = alerts.filter { $0["kind"] == "price_higher" }
         #expect(higher.count == expected, "\(alerts)")
         #expect(Set(higher.compactMap { $0["text"]?.stringValue }).count == expected, "each purchase's alert once: \(higher)")
+    }
+
+    /// Capacity grows with hosts: requests that wait for the one busy worker host are taken by a
+    /// worker host added under load. (On one machine the hosts share its cores, so what is shown
+    /// is work served at once, not requests a second: `tally-bench` measures speed.)
+    @Test func aWorkerHostAddedUnderLoadTakesTheWorkThatWaits() async throws {
+        let hosts = try VirtualHosts(count: 3)
+        defer { hosts.tearDown() }
+        let stack = try TallyStack(options: TallyStack.Options(curve: true, database: .sqlite))
+        do {
+            let curve = try #require(stack.curve)
+            let hub = hosts.hosts[0]
+            let timing = ["--heartbeat-ms", "200", "--liveness", "10"]
+            let frontend = "tcp://\(hub.address):5555", backend = "tcp://\(hub.address):5556"
+            try await stack.launch(
+                "gateway", ["gateway", "--frontend", frontend, "--backend", backend] + timing + curve.gatewayArguments, on: hub
+            ).waitUntilReady()
+            // One request at a time per host, each taking 2 s.
+            func startCalc(on host: VirtualHosts.Host) throws -> TallyProcess {
+                try stack.launch(
+                    "calc",
+                    ["worker", "calc", "--backend", backend, "--concurrency", "1", "--capacity", "1", "--handling-delay-ms", "2000"]
+                        + timing + curve.clientArguments("worker"),
+                    on: host)
+            }
+            try await startCalc(on: hosts.hosts[1]).waitUntilReady()
+            let client = try stack.client(endpoints: [frontend], timeout: .seconds(60))
+            let requests = (0..<4).map { _ in
+                Task { try await client.call("calc.tip", ["amount": "84.00", "tip_percent": "18", "split": 3, "currency": "USD"]) }
+            }
+            @Sendable func calc() async -> JSONValue? {
+                (try? await client.call("system.services"))?.result?["services"]?.arrayValue?.first { $0["name"] == "calc" }
+            }
+            // One host: one request served, the others wait at the gateway.
+            try await stack.waitUntil("one request is served and the rest wait", timeout: .seconds(30)) {
+                let status = await calc()
+                return status?["busy"]?.intValue == 1 && (status?["queued"]?.intValue ?? 0) >= 2
+            }
+            // A second host: two served at once, while work still waits.
+            try await startCalc(on: hosts.hosts[2]).waitUntilReady()
+            try await stack.waitUntil("both hosts serve at once", timeout: .seconds(30)) {
+                await calc()?["busy"]?.intValue == 2
+            }
+            for request in requests { #expect(try await request.value.result?["tip"] == "15.12") }
+        } catch {
+            Issue.record("the processes' logs:\n\(stack.logs)")
+            await stack.stop()
+            throw error
+        }
+        await stack.stop()
     }
 }
