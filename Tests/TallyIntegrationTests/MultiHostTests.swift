@@ -8,8 +8,8 @@ import Testing
 /// under CURVE, the data on PostgreSQL over TLS.
 ///
 /// - host 0: two gateways, the notifier (its alerts worker registered with both) and PostgreSQL;
-/// - hosts 1 and 2: a worker process of accounts, shopping and identity each, registered with
-///   both gateways, publishing events to the notifier;
+/// - hosts 1 and 2: a worker process of every stateful service each (accounts, shopping, roster,
+///   identity, currency), registered with both gateways, publishing events to the notifier;
 /// - this test process (on the bridge's address): the clients, which list both gateways.
 ///
 /// Under keyed load the gateway the clients use is killed: every acknowledged write is applied
@@ -74,7 +74,7 @@ struct MultiHostTests {
         let events = "tcp://\(hub.address):5557"
         var started: [TallyProcess] = []
         for host in hosts.hosts[1...] {
-            for service in ["accounts", "shopping", "identity"] {
+            for service in ["accounts", "shopping", "roster", "identity", "currency"] {
                 started.append(try stack.launch(
                     service,
                     ["worker", service, "--backend", backends, "--concurrency", "2", "--events-endpoint", events,
@@ -183,6 +183,16 @@ struct MultiHostTests {
         let higher = alerts.filter { $0["kind"] == "price_higher" }
         #expect(higher.count == expected, "\(alerts)")
         #expect(Set(higher.compactMap { $0["text"]?.stringValue }).count == expected, "each purchase's alert once: \(higher)")
+
+        // The other stateful services answer through the gateway left, from the shared database.
+        let team = try await client.call(
+            "roster.create_team", ["name": "Corner Store", "time_zone": "Europe/Amsterdam", "requires_approval": true, "display_name": "Ann"],
+            idempotencyKey: "team", token: ann)
+        #expect(team.result?["id"] != nil, "\(team)")
+        try await stack.waitUntil("the currency data is loaded (by one of the two currency workers)", timeout: .seconds(60)) {
+            (try? await client.call("currency.status"))?.result?["state"] == "ready"
+        }
+        #expect(try await client.call("currency.get", ["code": "CHF"]).result?["name"] == "Swiss Franc")
     }
 
     /// Capacity grows with hosts: requests that wait for the one busy worker host are taken by a
