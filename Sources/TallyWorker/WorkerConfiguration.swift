@@ -7,11 +7,6 @@ public struct WorkerConfiguration: Sendable {
     /// several, the process registers with every one (`concurrency` MDP workers each), so a
     /// gateway's clients find the service as long as that gateway is up.
     public var backendEndpoints: [String]
-    /// The first (usually the only) gateway's backend; setting it makes it the only one.
-    public var backendEndpoint: String {
-        get { backendEndpoints.first ?? "" }
-        set { backendEndpoints = [newValue] }
-    }
     /// Worker threads in this process per gateway, each its own MDP worker with its own socket,
     /// running its requests itself; one per core by default.
     public var concurrency: Int
@@ -31,26 +26,9 @@ public struct WorkerConfiguration: Sendable {
     /// The worker's key pair and the gateway's public key, when the gateway runs CURVE.
     public var curve: CurveClientKeys?
 
-    public init(
-        backendEndpoint: String = "tcp://127.0.0.1:5556",
-        concurrency: Int = ProcessInfo.processInfo.activeProcessorCount,
-        capacity: Int = 16,
-        heartbeatInterval: Duration = .milliseconds(2500),
-        liveness: Int = 3,
-        initialReconnectDelay: Duration = .milliseconds(250),
-        maximumReconnectDelay: Duration = .seconds(5),
-        maximumMessageBytes: Int = 256 * 1024,
-        curve: CurveClientKeys? = nil
-    ) {
-        self.init(
-            backendEndpoints: [backendEndpoint], concurrency: concurrency, capacity: capacity, heartbeatInterval: heartbeatInterval,
-            liveness: liveness, initialReconnectDelay: initialReconnectDelay, maximumReconnectDelay: maximumReconnectDelay,
-            maximumMessageBytes: maximumMessageBytes, curve: curve)
-    }
-
     /// - Parameter backendEndpoints: one or more gateways' backends, each registered with.
     public init(
-        backendEndpoints: [String],
+        backendEndpoints: [String] = ["tcp://127.0.0.1:5556"],
         concurrency: Int = ProcessInfo.processInfo.activeProcessorCount,
         capacity: Int = 16,
         heartbeatInterval: Duration = .milliseconds(2500),
