@@ -220,8 +220,18 @@ struct MultiHostTests {
             }
             try await startCalc(on: hosts.hosts[1]).waitUntilReady()
             let client = try stack.client(endpoints: [frontend], timeout: .seconds(60))
-            let requests = (0..<4).map { _ in
-                Task { try await client.call("calc.tip", ["amount": "84.00", "tip_percent": "18", "split": 3, "currency": "USD"]) }
+            // Four callers, each sending its next request as soon as the last is answered: work
+            // waits at the gateway for as long as they go on, however long a host takes to start.
+            let going = Going()
+            let callers = (0..<4).map { _ in
+                Task {
+                    var answered: [Reply] = []
+                    while going.value.load(ordering: .relaxed) {
+                        answered.append(try await client.call(
+                            "calc.tip", ["amount": "84.00", "tip_percent": "18", "split": 3, "currency": "USD"]))
+                    }
+                    return answered
+                }
             }
             @Sendable func calc() async -> JSONValue? {
                 (try? await client.call("system.services"))?.result?["services"]?.arrayValue?.first { $0["name"] == "calc" }
@@ -231,12 +241,15 @@ struct MultiHostTests {
                 let status = await calc()
                 return status?["busy"]?.intValue == 1 && (status?["queued"]?.intValue ?? 0) >= 2
             }
-            // A second host: two served at once, while work still waits.
+            // A second host: two served at once.
             try await startCalc(on: hosts.hosts[2]).waitUntilReady()
-            try await stack.waitUntil("both hosts serve at once", timeout: .seconds(30)) {
+            try await stack.waitUntil("both hosts serve at once", timeout: .seconds(60)) {
                 await calc()?["busy"]?.intValue == 2
             }
-            for request in requests { #expect(try await request.value.result?["tip"] == "15.12") }
+            going.value.store(false, ordering: .relaxed)
+            for caller in callers {
+                for reply in try await caller.value { #expect(reply.result?["tip"] == "15.12", "\(reply)") }
+            }
         } catch {
             Issue.record("the processes' logs:\n\(stack.logs)")
             await stack.stop()
@@ -244,4 +257,9 @@ struct MultiHostTests {
         }
         await stack.stop()
     }
+}
+
+/// Whether the callers of a test go on sending, shared with their tasks.
+private final class Going: Sendable {
+    let value = Atomic(true)
 }
