@@ -76,5 +76,7 @@ struct GatewayCommand: AsyncParsableCommand {
             context: context, logger: logger)
         let guards: [any Service] = security.map { [$0.handler, $0.reloader] } ?? []
         try await process.runServices(guards + [gateway], readiness: readiness, logger: logger)
+        // The last answers of the drain leave before the process does.
+        context.terminate(within: .seconds(5))
     }
 }

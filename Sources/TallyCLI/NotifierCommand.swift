@@ -146,6 +146,8 @@ struct NotifierCommand: AsyncParsableCommand {
                     configuration: workers, context: context, logger: logger,
                     readiness: readiness.reporter(for: "alerts")),
             ], readiness: readiness, logger: logger)
+        // The last alerts and answers leave before the process does.
+        context.terminate(within: .seconds(5))
     }
 
     /// The service token: from `--service-token-file`, or `<data-dir>/keys/notifier.token` when it exists.

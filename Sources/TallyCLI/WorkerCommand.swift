@@ -101,5 +101,7 @@ struct WorkerCommand: AsyncParsableCommand {
         // A service group stops its services in reverse order: the worker first (it answers what it
         // holds, and those answers' events are queued), then the publisher, which sends them.
         try await process.runServices(publisher.map { [$0, worker] } ?? [worker], readiness: readiness, logger: logger)
+        // The answers and events of the requests it finished leave before the process does.
+        context.terminate(within: .seconds(5))
     }
 }
