@@ -41,7 +41,7 @@ public final class LiveServices: Sendable {
         var processors: [String: RequestProcessor] = [:]
         var harnesses: [String: ServiceHarness] = [:]
         for type in ServiceCatalog.handlers {
-            guard let handler = try ServiceCatalog.handler(named: type.serviceName, dataDirectory: directory, options: options) else {
+            guard let handler = try ServiceCatalog.handler(named: type.serviceName, data: .directory(directory), options: options) else {
                 fatalError("the catalog lists \(type.serviceName) but makes no handler for it")
             }
             if let currency = handler as? CurrencyService { try Self.waitUntilLoaded(currency) }
