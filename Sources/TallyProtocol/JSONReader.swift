@@ -275,6 +275,16 @@ public struct JSONReader {
 
     // MARK: Strings
 
+    /// The text of `bytes`, or nil when they are not UTF-8. Not `String(validating:as:)`, which
+    /// is generic and unspecialized here: it instantiated type metadata on every string, a few
+    /// percent of a worker's time. Decoding repairs what is not UTF-8, so the bytes are UTF-8
+    /// exactly when the decoded text gives them back unchanged; ASCII needs no second look.
+    private static func validUTF8(_ bytes: UnsafeBufferPointer<UInt8>) -> String? {
+        let string = String(decoding: bytes, as: UTF8.self)
+        if bytes.allSatisfy({ $0 < 0x80 }) { return string }
+        return string.utf8.elementsEqual(bytes) ? string : nil
+    }
+
     private mutating func string() throws(SyntaxError) -> String {
         index += 1  // the opening quote
         let start = index
@@ -284,7 +294,7 @@ public struct JSONReader {
             if byte == UInt8(ascii: "\"") {
                 let text = UnsafeRawBufferPointer(rebasing: bytes[start..<index])
                 index += 1
-                guard let string = String(validating: text.assumingMemoryBound(to: UInt8.self), as: UTF8.self) else { throw failure(at: start) }
+                guard let string = Self.validUTF8(text.assumingMemoryBound(to: UInt8.self)) else { throw failure(at: start) }
                 return string
             }
             if byte == UInt8(ascii: "\\") { break }
@@ -297,7 +307,7 @@ public struct JSONReader {
             switch byte {
             case UInt8(ascii: "\""):
                 index += 1
-                guard let string = String(validating: decoded, as: UTF8.self) else { throw failure(at: start) }
+                guard let string = decoded.withUnsafeBufferPointer(Self.validUTF8) else { throw failure(at: start) }
                 return string
             case UInt8(ascii: "\\"):
                 try escape(into: &decoded)
