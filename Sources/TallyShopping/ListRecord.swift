@@ -103,7 +103,7 @@ struct ListRecord: Equatable {
     func countingLines(_ session: any SQLSession) throws -> [Int128?] {
         try session.fetchAll("""
             SELECT unit_price_minor, purchased_quantity FROM shopping_item
-            WHERE list_id = \(id) AND purchased AND unit_price_minor IS NOT NULL
+            WHERE list_id = \(id) AND purchased = TRUE AND unit_price_minor IS NOT NULL
             """).map { row in ItemRecord.line(price: try row["unit_price_minor"], quantity: try row["purchased_quantity"]) }
     }
 
