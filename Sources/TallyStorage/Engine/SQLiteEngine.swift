@@ -23,6 +23,7 @@ public final class SQLiteEngine: StorageEngine {
     /// A shared lock on `<path>.in-use` for as long as the engine lives: `restore` takes it
     /// exclusively, so it never replaces a database a worker is serving from.
     private let inUse: Int32
+    private let checkpointer: WALCheckpointer
 
     /// Opens (creating if needed) `<directory>/<name>.sqlite`.
     public init(directory: String, name: String, busyTimeout: Duration = .seconds(10)) throws {
@@ -33,9 +34,12 @@ public final class SQLiteEngine: StorageEngine {
         configuration.busyMode = .timeout(Double(busyTimeout.components.seconds) + Double(busyTimeout.components.attoseconds) / 1e18)
         configuration.foreignKeysEnabled = true
         configuration.label = name
+        // Checkpoints run on a thread of their own (`WALCheckpointer`), never inside a commit.
+        configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA wal_autocheckpoint = 0") }
         let path = path
         do {
             pool = try Self.withFileLock(path + ".migrate-lock") { try DatabasePool(path: path, configuration: configuration) }
+            checkpointer = try WALCheckpointer(path: path, configuration: configuration)
         } catch let error as DatabaseError {
             throw StorageFailure(location: "sqlite:\(path)", detail: "cannot open: \(error)")
         }
@@ -46,7 +50,8 @@ public final class SQLiteEngine: StorageEngine {
     }
 
     public func write<T>(_ body: (any SQLSession) throws -> T) throws -> T {
-        try translatingErrors { try pool.write { try body(GRDBSession($0)) } }
+        defer { checkpointer.noteCommit() }
+        return try translatingErrors { try pool.write { try body(GRDBSession($0)) } }
     }
 
     public func migrate(_ migrations: [Migration]) throws {
@@ -55,7 +60,10 @@ public final class SQLiteEngine: StorageEngine {
         }
     }
 
-    deinit { close(inUse) }
+    deinit {
+        checkpointer.stop()
+        close(inUse)
+    }
 
     /// Copies the database, consistently, while it serves (SQLite's online backup), into a new
     /// file at `destination`: the copy is the database as it was when the backup began, every
