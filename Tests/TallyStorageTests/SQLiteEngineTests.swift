@@ -34,6 +34,24 @@ import Testing
         #expect(try count(try engine()) == 1)
     }
 
+    /// Commits never checkpoint (`wal_autocheckpoint` is 0 on the engine's connections): the
+    /// engine's own thread copies the log into the database file once enough commits were made.
+    @Test func theLogIsCopiedIntoTheDatabaseFileOffTheCommitPath() async throws {
+        let engine = try engine()
+        #expect(try engine.write { try $0.fetchValue("PRAGMA wal_autocheckpoint", as: Int.self) } == 0)
+        let path = engine.path
+        let size = { (try? URL(fileURLWithPath: path).resourceValues(forKeys: [.fileSizeKey]).fileSize) ?? 0 }
+        let before = size()
+        let row = String(repeating: "x", count: 4000)
+        for _ in 0..<300 {
+            _ = try engine.write { try $0.execute("INSERT INTO entry (writer) VALUES (\(row))") }
+        }
+        // The rows' pages are in the log until a checkpoint copies them into the file.
+        try await waitUntil("the checkpoint thread has copied 300 rows of 4,000 bytes into \(path) (\(before) bytes before)") {
+            size() >= before + 300 * 4000
+        }
+    }
+
     @Test func workersStartingTogetherMigrateWithoutRacing() throws {
         let failures = Mutex<[String]>([])
         DispatchQueue.concurrentPerform(iterations: 6) { _ in
