@@ -44,7 +44,10 @@ import ZeroMQ
         try await TallyStack.with() { stack in
             // Without a key: the dying worker may have applied it, so the client hears unavailable.
             let doomed = try await stack.rawWorker("ledger", .swallow)
-            let client = try stack.client(timeout: .seconds(10))
+            // The deadline covers a second worker registering on a loaded machine: that is not the
+            // subject (10 s ran out during CI on a slow machine, the keyed request answered
+            // deadline_exceeded before the retry reached the second worker).
+            let client = try stack.client(timeout: .seconds(90))
             async let unkeyed = client.call("ledger.post", ["amount": "5.00"])
             try await stack.waitUntil("the worker holds the request") { doomed.received.count == 1 }
             try await doomed.crashNow()
