@@ -90,8 +90,10 @@ struct MultiHostTests {
             environment: onDatabase, on: hub)
         for process in started + [notifier] { try await process.waitUntilReady() }
 
-        // Clients on this host, the doomed gateway first: they use it until it falls silent.
-        let timeout = Duration.seconds(5), tries = 3
+        // Clients on this host, the doomed gateway first: they use it until it falls silent. Each
+        // try gets 15 s: with the whole suite sharing 2 cores, a write once took more than 5 s
+        // (the gateway answered deadline_exceeded before the worker did, and nothing was retried).
+        let timeout = Duration.seconds(15), tries = 3
         let client = try stack.client(endpoints: gateways.map(\.frontend), timeout: timeout, tries: tries)
         let budget = timeout * tries + .seconds(1)
         let ann = try stack.accessToken(for: "ann", userID: "2", lifetime: .seconds(3600))
