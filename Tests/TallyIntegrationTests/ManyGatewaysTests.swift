@@ -149,8 +149,10 @@ import Testing
             let worker = try stack.startWorker("accounts", concurrency: 2, backend: "\(doomed.backend),\(stack.backend)")
             try await worker.waitUntilReady()
             let token = try stack.accessToken(for: "ann", lifetime: .seconds(3600))
-            // The doomed gateway first: the client uses it until it falls silent.
-            let timeout = Duration.seconds(5), tries = 3
+            // The doomed gateway first: the client uses it until it falls silent. 15 s a try, as in
+            // MultiHostTests: on a loaded machine a write can take more than 5 s, and the gateway's
+            // deadline_exceeded for it is an answer, not retried.
+            let timeout = Duration.seconds(15), tries = 3
             let client = try stack.client(endpoints: [doomed.frontend, stack.frontend], timeout: timeout, tries: tries)
             // The longest a call may take: every try waiting its whole timeout, plus the time to
             // start a thread and a socket for each.
