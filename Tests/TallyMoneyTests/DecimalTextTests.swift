@@ -37,5 +37,24 @@ import TallyMoney
         #expect(DecimalText.format(1500, scale: 0) == "1500")
         #expect(DecimalText.format(1500, scale: 3) == "1.500")
         #expect(DecimalText.format(-5, scale: 2) == "-0.05")
+        #expect(DecimalText.format(-1512, scale: 0) == "-1512")
+        #expect(DecimalText.format(7, scale: 4) == "0.0007")
+    }
+
+    /// Past 64 bits the digits come from 128-bit arithmetic: the same text, to the last digit.
+    @Test func writesEvery128BitValue() {
+        #expect(DecimalText.format(Int128.max, scale: 0) == "170141183460469231731687303715884105727")
+        #expect(DecimalText.format(Int128.min, scale: 4) == "-17014118346046923173168730371588410.5728")
+        #expect(DecimalText.format(Int128(UInt64.max), scale: 2) == "184467440737095516.15")
+        #expect(DecimalText.format(Int128(UInt64.max) + 1, scale: 2) == "184467440737095516.16")
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<2_000 {
+            let value = Int128(Int64.random(in: .min ... .max, using: &generator)) * Int128(Int64.random(in: -1_000...1_000, using: &generator))
+            let scale = Int.random(in: 0...DecimalText.maxScale, using: &generator)
+            let digits = String(value.magnitude)
+            let padded = String(repeating: "0", count: max(0, scale + 1 - digits.count)) + digits
+            let expected = (value < 0 ? "-" : "") + (scale == 0 ? padded : padded.dropLast(scale) + "." + padded.suffix(scale))
+            #expect(DecimalText.format(value, scale: scale) == expected, "\(value) at scale \(scale)")
+        }
     }
 }
