@@ -234,41 +234,57 @@ public struct JSONReader {
             guard index < bytes.count, isDigit(bytes[index]) else { throw failure() }
             while index < bytes.count, isDigit(bytes[index]) { index += 1 }
         }
-        var hasExponent = false
         if index < bytes.count, bytes[index] == UInt8(ascii: "e") || bytes[index] == UInt8(ascii: "E") {
             integral = false
-            hasExponent = true
             index += 1
             if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") { index += 1 }
             guard index < bytes.count, isDigit(bytes[index]) else { throw failure() }
             while index < bytes.count, isDigit(bytes[index]) { index += 1 }
         }
-        var fitsInteger = false
         if integral && !overflow {
             if negative {
                 if magnitude <= UInt64(Int64.max) + 1 { return .integer(magnitude == UInt64(Int64.max) + 1 ? .min : -Int64(magnitude)) }
             } else if magnitude <= UInt64(Int64.max) {
                 return .integer(Int64(magnitude))
             }
-        } else if !integral {
-            fitsInteger = true
         }
         // A fraction or an exponent is read through Double, and is an integer when it is whole, as
         // in Foundation; a plain integer past 64 bits is a Double.
         let text = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
         guard let double = Double(text), double.isFinite else { throw failure(at: start) }
-        if fitsInteger, let whole = Int64(exactly: double) {
+        if !integral, let whole = Int64(exactly: double) {
             // Foundation takes a whole Double's value below 2^53 (so 3.999… with enough nines reads
-            // as 4), and from 2^53 up reads the text again as a Decimal without its fraction, which
-            // it keeps when it is the same Double: -86118236326000407.85 reads as the exact
-            // integer part of the text, 9007199254740991.9999999 (whose Double is 2^53) as a Double.
-            if double.magnitude >= 0x1p53, !hasExponent, !overflow, magnitude <= UInt64(Int64.max) {
-                let integerPart = negative ? -Int64(magnitude) : Int64(magnitude)
-                return Double(integerPart) == double ? .integer(integerPart) : .number(double)
-            }
-            return .integer(whole)
+            // as 4). From 2^53 up, where Doubles are 2 or more apart, it reads the text again as a
+            // Decimal and takes that without its fraction, so 999999999999999999.5 reads as
+            // 999999999999999999 and not as its Double (10^18) — unless the Decimal's significand
+            // does not fit 64 bits (999999999999999999.00000000000000000001), when the number is
+            // read as the Double. The Decimal is Foundation's own parse, so the two cannot drift.
+            guard double.magnitude >= 0x1p53 else { return .integer(whole) }
+            return Self.wholeNumberAsFoundationReadsIt(text).map(JSONValue.integer) ?? .number(double)
         }
         return .number(double)
+    }
+
+    /// The whole number Foundation's `JSONDecoder` reads from `numeral` (a JSON number whose
+    /// Double is whole and at least 2^53) where it decodes an `Int64`: the numeral as a `Decimal`,
+    /// truncated, or nil where that significand or the result does not fit 64 bits (and Foundation
+    /// falls back to the Double). This mirrors its `FixedWidthInteger(Decimal)` conversion, which
+    /// takes the significand (its digits, unscaled) only when it fits a `UInt64`, and refuses -2^63.
+    private static func wholeNumberAsFoundationReadsIt(_ numeral: String) -> Int64? {
+        guard let decimal = Decimal(string: numeral), !decimal.isNaN,
+              var magnitude = UInt64(decimal.significand.description)
+        else { return nil }
+        if decimal.exponent < 0 {
+            for _ in 0 ..< -decimal.exponent { magnitude /= 10 }
+        } else {
+            for _ in 0 ..< decimal.exponent {
+                let (product, overflow) = magnitude.multipliedReportingOverflow(by: 10)
+                guard !overflow else { return nil }
+                magnitude = product
+            }
+        }
+        guard let value = Int64(exactly: magnitude) else { return nil }
+        return decimal.sign == .minus ? -value : value
     }
 
     private func isDigit(_ byte: UInt8) -> Bool { byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") }
