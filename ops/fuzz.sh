@@ -10,6 +10,8 @@
 #   --seconds N       run each target for N seconds instead
 #   --target NAME     only this target (repeatable); --list prints them
 #   --timeout S       seconds one input may take before it counts as a hang (default 10)
+#   --seed N          libFuzzer's random seed, for a run that explores the same inputs every time
+#                     (CI's smoke run); by default each run picks its own, to explore further
 #   --update-corpus   merge what the run found (and new seeds) into Fuzz/Corpus, minimized (-merge=1)
 #                     by the edges they reach
 #   --minimize        first rewrite Fuzz/Corpus/<target> as its smallest subset of equal coverage
@@ -35,6 +37,7 @@ targets=(
 runs=1000000
 seconds=""
 timeout=10
+seed=()
 selected=()
 update=false
 minimize=false
@@ -47,13 +50,14 @@ while [ $# -gt 0 ]; do
         --seconds) seconds="$2"; shift 2 ;;
         --target) selected+=("$2"); shift 2 ;;
         --timeout) timeout="$2"; shift 2 ;;
+        --seed) seed=(-seed="$2"); shift 2 ;;
         --update-corpus) update=true; shift ;;
         --minimize) minimize=true; shift ;;
         --configuration) configuration="$2"; shift 2 ;;
         --no-build) build=false; shift ;;
         --jobs) jobs=(-j "$2"); shift 2 ;;
         --list) printf '%s\n' "${targets[@]}"; exit 0 ;;
-        -h|--help) sed -n '2,22p' "$0"; exit 0 ;;
+        -h|--help) sed -n '2,24p' "$0"; exit 0 ;;
         *) echo "unknown option $1 (see --help)" >&2; exit 2 ;;
     esac
 done
@@ -143,7 +147,7 @@ for target in "${selected[@]}"; do
     start=$(date +%s)
     set +e
     # New inputs go to the first folder; the kept corpus and the seeds are only read.
-    "$bin/$target" "${amount[@]}" -timeout="$timeout" -rss_limit_mb=4096 -print_final_stats=1 \
+    "$bin/$target" "${amount[@]}" "${seed[@]}" -timeout="$timeout" -rss_limit_mb=4096 -print_final_stats=1 \
         -artifact_prefix="$artifacts/$target/" "${dict[@]}" "$new" "$corpus" "$work/seeds/$target" >"$log" 2>&1
     status=$?
     set -e
