@@ -53,19 +53,20 @@ public final class ServiceStore: Sendable {
     public func change<Result: Encodable & Sendable>(
         _ request: ChangeRequest, _ body: (inout Change) throws -> Result
     ) throws -> StoredResult {
+        // Written before the transaction, which its neighbours in the group commit wait on.
+        let fingerprint = request.key == nil ? "" : Self.fingerprint(request.fingerprint)
         if let shared = SharedTransaction.current, shared.store === self {
-            return try shared.run { session in try apply(request, body, session) }
+            return try shared.run { session in try apply(request, fingerprint: fingerprint, body, session) }
         }
-        return try commits.run(on: engine) { session in try apply(request, body, session) }
+        return try commits.run(on: engine) { session in try apply(request, fingerprint: fingerprint, body, session) }
     }
 
     /// A change's work inside its transaction: the stored result when the key was seen before,
     /// else `body`, its events in the outbox and its result stored under its key. Returns what to
     /// do once it has committed.
     private func apply<Result: Encodable & Sendable>(
-        _ request: ChangeRequest, _ body: (inout Change) throws -> Result, _ session: any SQLSession
+        _ request: ChangeRequest, fingerprint: String, _ body: (inout Change) throws -> Result, _ session: any SQLSession
     ) throws -> (value: StoredResult, afterCommit: (@Sendable () -> Void)?) {
-        let fingerprint = request.key == nil ? "" : Self.fingerprint(request.fingerprint)
         if let key = request.key, let stored = try IdempotencyKeys.stored(key, scope: request.scope, fingerprint: fingerprint, session) {
             return (StoredResult(stored), nil)
         }
