@@ -31,7 +31,7 @@ enum TipCommand {
     }
 }
 
-struct TipResult: Encodable, Sendable {
+struct TipResult: Encodable, JSONSelfWriting, Sendable {
     let currency: String
     let amount: String
     let tipBase: String
@@ -42,10 +42,19 @@ struct TipResult: Encodable, Sendable {
     let split: Int
     let perPerson: [PersonPart]
 
-    struct PersonPart: Encodable, Sendable {
+    struct PersonPart: Encodable, JSONSelfWriting, Sendable {
         let base: String
         let tip: String
         let total: String
+
+        func writeJSON(into out: inout [UInt8]) {
+            out.append(UInt8(ascii: "{"))
+            var members = JSONMembers()
+            members.string("base", base, into: &out)
+            members.string("tip", tip, into: &out)
+            members.string("total", total, into: &out)
+            out.append(UInt8(ascii: "}"))
+        }
     }
 
     enum CodingKeys: String, CodingKey {
@@ -53,5 +62,22 @@ struct TipResult: Encodable, Sendable {
         case tipBase = "tip_base"
         case effectiveTipPercent = "effective_tip_percent"
         case perPerson = "per_person"
+    }
+
+    /// The reply of the hottest command, written without `Encodable` (`JSONSelfWriting`); the keys
+    /// in their sorted order. `TipReplyWritingTests` holds it equal to the `Encodable` form.
+    func writeJSON(into out: inout [UInt8]) {
+        out.append(UInt8(ascii: "{"))
+        var members = JSONMembers()
+        members.string("amount", amount, into: &out)
+        members.string("currency", currency, into: &out)
+        members.string("effective_tip_percent", effectiveTipPercent, into: &out)
+        members.array("per_person", perPerson, into: &out)
+        members.string("rounding", rounding.rawValue, into: &out)
+        members.integer("split", Int64(split), into: &out)
+        members.string("tip", tip, into: &out)
+        members.string("tip_base", tipBase, into: &out)
+        members.string("total", total, into: &out)
+        out.append(UInt8(ascii: "}"))
     }
 }

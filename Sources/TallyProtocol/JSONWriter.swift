@@ -5,7 +5,8 @@ import Foundation
 /// generic boxing: how every reply body is encoded.
 ///
 /// Values are first collected into a small tree (objects must be complete before their keys can
-/// be sorted), then written out in one pass. `Double`, `Float`, `Date`, `Data`, `URL` and `Decimal`
+/// be sorted), then written out in one pass; a `JSONSelfWriting` value at the top writes itself
+/// instead. `Double`, `Float`, `Date`, `Data`, `URL` and `Decimal`
 /// are written by `JSONEncoder.tally` itself, so their formats stay Foundation's.
 public enum TallyJSON {
     public static func encode<T: Encodable>(_ value: T) throws -> Data {
@@ -16,6 +17,10 @@ public enum TallyJSON {
     }
 
     public static func encode<T: Encodable>(_ value: T, into out: inout [UInt8]) throws {
+        if let value = value as? any JSONSelfWriting {
+            value.writeJSON(into: &out)
+            return
+        }
         try JSONNode.make(value, parent: nil, key: nil).write(into: &out)
     }
 
