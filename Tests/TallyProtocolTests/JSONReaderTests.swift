@@ -50,6 +50,26 @@ import Testing
         expectAgreement(Data(text.utf8), text.debugDescription)
     }
 
+    /// Found by fuzzing (`json`): a Double that Foundation reads from 2^53 up (its Decimal's
+    /// significand past 64 bits) is written in its shortest form, which reads back, in Foundation
+    /// as in `JSONReader`, as an integer: exactly the digits written, so the same Double.
+    @Test func aWholeDoubleFrom2To53UpReadsBackAsAnIntegerOfTheSameDouble() throws {
+        for text in ["999999999999999999.00000000000000000001", "999000001760907365.00000000000000000001"] {
+            guard case .number(let double) = try JSONReader.parse(Data(text.utf8)) else {
+                Issue.record("\(text) should read as a Double, as in Foundation")
+                continue
+            }
+            let encoded = try TallyJSON.encode(JSONValue.number(double))
+            let reread = try JSONReader.parse(encoded)
+            #expect(reread == foundation(encoded))
+            guard case .integer(let integer) = reread else {
+                Issue.record("\(String(decoding: encoded, as: UTF8.self)) should read back as an integer")
+                continue
+            }
+            #expect(Double(integer) == double)
+        }
+    }
+
     @Test func agreesOnInvalidUTF8() {
         for bytes: [UInt8] in [
             [0x22, 0xff, 0x22], [0x22, 0xC3, 0x22], [0x22, 0xED, 0xA0, 0x80, 0x22], [0x22, 0xF4, 0x90, 0x80, 0x80, 0x22],
