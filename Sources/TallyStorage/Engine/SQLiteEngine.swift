@@ -34,8 +34,14 @@ public final class SQLiteEngine: StorageEngine {
         configuration.busyMode = .timeout(Double(busyTimeout.components.seconds) + Double(busyTimeout.components.attoseconds) / 1e18)
         configuration.foreignKeysEnabled = true
         configuration.label = name
-        // Checkpoints run on a thread of their own (`WALCheckpointer`), never inside a commit.
-        configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA wal_autocheckpoint = 0") }
+        configuration.prepareDatabase { db in
+            // Checkpoints run on a thread of their own (`WALCheckpointer`), never inside a commit.
+            try db.execute(sql: "PRAGMA wal_autocheckpoint = 0")
+            // A group commit's savepoints keep the pages they change in a statement journal, which
+            // SQLite spills to a temporary file past 64 KiB: a file created, written, deleted and
+            // evicted on every batch. In memory it is a few MB at most (a batch's changed pages).
+            try db.execute(sql: "PRAGMA temp_store = MEMORY")
+        }
         let path = path
         do {
             pool = try Self.withFileLock(path + ".migrate-lock") { try DatabasePool(path: path, configuration: configuration) }
