@@ -39,11 +39,13 @@ enum IdempotencyKeys {
         return try JSONReader.parse(try row["result"] as Data)
     }
 
-    /// Stores `result` for `key`, and forgets keys past their retention.
-    static func store(_ key: String, scope: String, fingerprint: String, result: Data, now: Int64, _ session: any SQLSession) throws {
+    /// Stores `result` for `key`; with `purging`, also forgets the keys past their retention.
+    static func store(
+        _ key: String, scope: String, fingerprint: String, result: Data, now: Int64, purging: Bool, _ session: any SQLSession
+    ) throws {
         let seconds = now / 1000
         try session.execute(
             "INSERT INTO idempotency_key (key, scope, fingerprint, result, created_at) VALUES (\(key), \(scope), \(fingerprint), \(result), \(seconds))")
-        try session.execute("DELETE FROM idempotency_key WHERE created_at < \(seconds - retention.components.seconds)")
+        if purging { try session.execute("DELETE FROM idempotency_key WHERE created_at < \(seconds - retention.components.seconds)") }
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Metrics
+import Synchronization
 import TallyProtocol
 
 /// A stateful service's data: the one way Tally's services read and change state.
@@ -25,6 +26,10 @@ public final class ServiceStore: Sendable {
     let commits: GroupCommit
     /// `tally_events_published_total{service}`: events handed to the sink after their commit.
     private let eventsPublished: Counter
+    /// The second (since 1970) of this store's last keyed change that purged expired keys: keys
+    /// live a day, so one purge a second does what one on every keyed change did, with a
+    /// statement less in nearly every change.
+    private let keysPurgedInSecond = Atomic<Int64>(.min)
 
     /// Opens the store and brings its schema up to date: the outbox and idempotency tables every
     /// store has, then the service's own `migrations`.
@@ -68,20 +73,21 @@ public final class ServiceStore: Sendable {
         _ request: ChangeRequest, fingerprint: String, _ body: (inout Change) throws -> Result, _ session: any SQLSession
     ) throws -> (value: StoredResult, afterCommit: (@Sendable () -> Void)?) {
         if let key = request.key, let stored = try IdempotencyKeys.stored(key, scope: request.scope, fingerprint: fingerprint, session) {
-            return (StoredResult(stored), nil)
+            return (try StoredResult(stored), nil)
         }
         var change = Change(session: session, now: Timestamp.now())
-        let result = try body(&change)
+        let result = try StoredResult(try body(&change))
         let events = try EventOutbox.append(
             change.events, service: service, at: change.now, requestID: request.requestID, session)
         if let key = request.key {
+            let second = change.now / 1000
             try IdempotencyKeys.store(
-                key, scope: request.scope, fingerprint: fingerprint, result: try TallyJSON.encode(result), now: change.now,
-                session)
+                key, scope: request.scope, fingerprint: fingerprint, result: result.json, now: change.now,
+                purging: keysPurgedInSecond.exchange(second, ordering: .relaxed) != second, session)
         }
-        guard let sink, !events.isEmpty else { return (StoredResult(result), nil) }
+        guard let sink, !events.isEmpty else { return (result, nil) }
         let published = eventsPublished
-        return (StoredResult(result), {
+        return (result, {
             sink.publish(events)
             published.increment(by: events.count)
         })
@@ -94,7 +100,7 @@ public final class ServiceStore: Sendable {
         guard let key = request.key else { return nil }
         let fingerprint = Self.fingerprint(request.fingerprint)
         return try read { session in
-            try IdempotencyKeys.stored(key, scope: request.scope, fingerprint: fingerprint, session).map(StoredResult.init)
+            try IdempotencyKeys.stored(key, scope: request.scope, fingerprint: fingerprint, session).map { try StoredResult($0) }
         }
     }
 
@@ -164,10 +170,23 @@ public struct Change {
 }
 
 /// A change's result: fresh from the transaction, or as stored for its idempotency key.
-public struct StoredResult: Encodable, Sendable {
-    public let value: any Encodable & Sendable
+///
+/// Kept as its JSON, written once: a keyed change stores these bytes under its key and the reply
+/// carries the same bytes, where it used to encode the result a second time for the reply.
+public struct StoredResult: JSONSelfWriting, Sendable {
+    /// The result as `TallyJSON` writes it.
+    public let json: Data
 
-    public init(_ value: any Encodable & Sendable) { self.value = value }
+    public init(_ value: some Encodable) throws {
+        json = try TallyJSON.encode(value)
+    }
 
-    public func encode(to encoder: Encoder) throws { try value.encode(to: encoder) }
+    public func writeJSON(into out: inout [UInt8]) {
+        out.append(contentsOf: json)
+    }
+
+    /// For an encoder other than `TallyJSON` (which uses `writeJSON`): the result read back.
+    public func encode(to encoder: Encoder) throws {
+        try JSONReader.parse(json).encode(to: encoder)
+    }
 }
