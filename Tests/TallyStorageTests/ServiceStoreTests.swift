@@ -89,6 +89,24 @@ import Testing
         }
     }
 
+    /// Keys are kept for `IdempotencyKeys.retention`; a keyed change forgets the ones past it.
+    @Test(arguments: TestEngine.available) func keysPastTheirRetentionAreForgottenByTheNextKeyedChange(_ kind: TestEngine) throws {
+        let database = try TestEngine.Database(kind)
+        let store = try store(database)
+        let now = Timestamp.now() / 1000
+        let retention = IdempotencyKeys.retention.components.seconds
+        try store.engine.write { session in
+            for (key, age) in [("expired", retention + 60), ("kept", retention - 60)] {
+                try session.execute("""
+                    INSERT INTO idempotency_key (key, scope, fingerprint, result, created_at)
+                    VALUES (\(key), 'ledger.post:ann', '', \(Data("{}".utf8)), \(now - age))
+                    """)
+            }
+        }
+        try post(store, 1, key: "k-new")
+        #expect(try store.read { try $0.fetchValues("SELECT key FROM idempotency_key ORDER BY key", as: String.self) } == ["k-new", "kept"])
+    }
+
     @Test(arguments: TestEngine.available) func moneyPast64BitsIsStoredExactly(_ kind: TestEngine) throws {
         let database = try TestEngine.Database(kind)
         let store = try store(database)
