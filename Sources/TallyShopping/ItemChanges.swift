@@ -28,8 +28,9 @@ struct ItemTarget {
         try list.touch(session, at: now)
     }
 
-    func result(_ session: any SQLSession, comparison: Comparison? = nil) throws -> ItemChange {
-        ItemChange(item: item.result(currency), list: try ListSummary.of(session, list), comparison: comparison)
+    /// - Parameter itemCount: the list's items, when the caller already knows it.
+    func result(_ session: any SQLSession, comparison: Comparison? = nil, itemCount: Int? = nil) throws -> ItemChange {
+        ItemChange(item: item.result(currency), list: try ListSummary.of(session, list, itemCount: itemCount), comparison: comparison)
     }
 
     func event(changed: [String]? = nil) -> ShoppingEvent.ItemEvent {

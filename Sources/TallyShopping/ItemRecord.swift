@@ -86,9 +86,11 @@ struct ItemRecord: Equatable {
     }
 
     /// Refuses `count` more items when `list` would pass `mostPerList`.
-    static func checkRoom(_ session: any SQLSession, in list: ListRecord, adding count: Int = 1) throws {
+    /// Returns the items the list holds now, which a caller that adds them need not count again.
+    static func checkRoom(_ session: any SQLSession, in list: ListRecord, adding count: Int = 1) throws -> Int {
         let present = try session.fetchValue("SELECT COUNT(*) FROM shopping_item WHERE list_id = \(list.id)", as: Int.self) ?? 0
         if present + count > mostPerList { throw ShoppingErrors.listFull(list.id) }
+        return present
     }
 
     /// Whether the item counts in its list's total: purchased, with a price.

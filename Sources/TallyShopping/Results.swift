@@ -84,10 +84,11 @@ struct ListSummary: Encodable, Sendable {
 
     /// The summary of a stored list, from counts and the lines that count rather than every item:
     /// each item change answers with its list's summary.
-    static func of(_ session: any SQLSession, _ list: ListRecord) throws -> ListSummary {
+    /// - Parameter itemCount: the list's items, when the caller already counted them (`shopping.add_item`).
+    static func of(_ session: any SQLSession, _ list: ListRecord, itemCount: Int? = nil) throws -> ListSummary {
         // Two counts rather than one pass that tests `purchased` on every item: the second reads
         // only the purchased items' entries of `shopping_item_list_lines`.
-        let items = try session.fetchValue("SELECT COUNT(*) FROM shopping_item WHERE list_id = \(list.id)", as: Int.self)
+        let items = try itemCount ?? session.fetchValue("SELECT COUNT(*) FROM shopping_item WHERE list_id = \(list.id)", as: Int.self)
         let purchased = try session.fetchValue(
             "SELECT COUNT(*) FROM shopping_item WHERE list_id = \(list.id) AND purchased = TRUE", as: Int.self)
         return try ListSummary(list, itemCount: items ?? 0, purchasedCount: purchased ?? 0, lines: list.countingLines(session))
