@@ -54,6 +54,9 @@ import Testing
         #expect(stored.map(\.sequence) == [1, 2, 3])
         #expect(stored.map(\.data) == [["amount": "100"], ["amount": "200"], ["amount": "300"]])
         #expect(stored.allSatisfy { $0.source == "tally/ledger" && $0.type == "ledger.posted" && $0.subject == "ann" })
+        #expect(Set(stored.map(\.id)).count == 3, "every event has an id of its own")
+        #expect(stored.allSatisfy { $0.id.range(of: "^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$", options: .regularExpression) != nil },
+            "a lowercase random (version 4) UUID: \(stored.map(\.id))")
         #expect(sink.published == stored, "each event reaches the sink once, after its commit")
         #expect(try store.events(after: 2, limit: 10).map(\.sequence) == [3])
         #expect(try store.lastEventSequence() == 3)
