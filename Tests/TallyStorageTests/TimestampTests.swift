@@ -1,4 +1,4 @@
-import TallyStorage
+@testable import TallyStorage
 import Testing
 
 @Suite struct TimestampTests {
@@ -6,5 +6,34 @@ import Testing
         #expect(Timestamp.rfc3339(0) == "1970-01-01T00:00:00.000Z")
         #expect(Timestamp.rfc3339(1_767_225_600_123) == "2026-01-01T00:00:00.123Z")
         #expect(Timestamp.rfc3339(1_767_225_659_007) == "2026-01-01T00:00:59.007Z")
+        #expect(Timestamp.rfc3339(951_782_400_000) == "2000-02-29T00:00:00.000Z", "a leap day of a century divisible by 400")
+        #expect(Timestamp.rfc3339(4_107_542_400_000) == "2100-03-01T00:00:00.000Z", "2100 is no leap year")
+        #expect(Timestamp.rfc3339(Timestamp.latestFourDigitYear - 1) == "9999-12-31T23:59:59.999Z")
+    }
+
+    /// The calendar arithmetic agrees with Foundation's formatting: on the edges of days, months,
+    /// years and centuries, and on times drawn at random from the whole range.
+    @Test func theArithmeticAgreesWithFoundation() {
+        var times: [Int64] = [0, 999, 1000, 86_399_999, 86_400_000, Timestamp.latestFourDigitYear - 1]
+        for year in [1970, 1971, 1972, 1999, 2000, 2001, 2024, 2100, 2400, 9999] {
+            for month in 1...12 {
+                let start = Self.milliseconds(year: year, month: month)
+                times += [start - 1, start, start + 1]
+            }
+        }
+        var generator = SystemRandomNumberGenerator()
+        times += (0..<5000).map { _ in Int64.random(in: 0..<Timestamp.latestFourDigitYear, using: &generator) }
+        let disagreeing = times.filter { $0 >= 0 && Timestamp.rfc3339($0) != Timestamp.foundationRFC3339($0) }
+        #expect(disagreeing.isEmpty, "\(disagreeing.prefix(5).map { ($0, Timestamp.rfc3339($0), Timestamp.foundationRFC3339($0)) })")
+    }
+
+    /// Milliseconds at the start of a month (days counted the long way, independent of the code under test).
+    private static func milliseconds(year: Int, month: Int) -> Int64 {
+        func isLeap(_ year: Int) -> Bool { year % 4 == 0 && (year % 100 != 0 || year % 400 == 0) }
+        var days = 0
+        for earlier in 1970..<year { days += isLeap(earlier) ? 366 : 365 }
+        let lengths = [31, isLeap(year) ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31]
+        days += lengths.prefix(month - 1).reduce(0, +)
+        return Int64(days) * 86_400_000
     }
 }
