@@ -107,6 +107,20 @@ struct ListRecord: Equatable {
             """).map { row in ItemRecord.line(price: try row["unit_price_minor"], quantity: try row["purchased_quantity"]) }
     }
 
+    /// How many items are purchased, and the lines of those with a price (`countingLines`), from
+    /// one read of the purchased items' entries of `shopping_item_list_lines`: a summary's needs.
+    func purchases(_ session: any SQLSession) throws -> (count: Int, lines: [Int128?]) {
+        let rows = try session.fetchAll(
+            "SELECT unit_price_minor, purchased_quantity FROM shopping_item WHERE list_id = \(id) AND purchased = TRUE")
+        var lines: [Int128?] = []
+        for row in rows {
+            if let price: Int128 = try row["unit_price_minor"] {
+                lines.append(ItemRecord.line(price: price, quantity: try row["purchased_quantity"]))
+            }
+        }
+        return (rows.count, lines)
+    }
+
     /// Marks the list changed now (an item of it changed).
     mutating func touch(_ session: any SQLSession, at now: Int64) throws {
         updatedAt = now

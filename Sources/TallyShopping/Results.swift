@@ -86,12 +86,12 @@ struct ListSummary: Encodable, Sendable {
     /// each item change answers with its list's summary.
     /// - Parameter itemCount: the list's items, when the caller already counted them (`shopping.add_item`).
     static func of(_ session: any SQLSession, _ list: ListRecord, itemCount: Int? = nil) throws -> ListSummary {
-        // Two counts rather than one pass that tests `purchased` on every item: the second reads
-        // only the purchased items' entries of `shopping_item_list_lines`.
+        // A count of all items rather than one pass that tests `purchased` on every item; then
+        // the purchased items' entries of `shopping_item_list_lines`, read once: their number is
+        // the purchased count, and those with a price are the lines of the total.
         let items = try itemCount ?? session.fetchValue("SELECT COUNT(*) FROM shopping_item WHERE list_id = \(list.id)", as: Int.self)
-        let purchased = try session.fetchValue(
-            "SELECT COUNT(*) FROM shopping_item WHERE list_id = \(list.id) AND purchased = TRUE", as: Int.self)
-        return try ListSummary(list, itemCount: items ?? 0, purchasedCount: purchased ?? 0, lines: list.countingLines(session))
+        let purchases = try list.purchases(session)
+        return try ListSummary(list, itemCount: items ?? 0, purchasedCount: purchases.count, lines: purchases.lines)
     }
 }
 

@@ -35,6 +35,29 @@ import Testing
         #expect(update.data["currency"] == "EUR")
     }
 
+    /// An item change answers with its list's summary, as `shopping.get_list` shows the list:
+    /// purchased items count whether or not they have a price, and only priced ones make the total.
+    @Test func anItemChangesSummaryCountsPurchasesWithAndWithoutAPrice() throws {
+        let harness = try ShoppingHarness()
+        let list = try harness.list("Saturday")
+        let bread = try harness.item(list, "Bread")
+        let milk = try harness.item(list, "Milk", planned: 2)
+        try harness.item(list, "Eggs")
+        try harness.buy(list, bread)
+        let bought = try harness.buy(list, milk, price: "1.19")
+        #expect(bought["list"]?["purchased_count"] == 2)
+        #expect(bought["list"]?["total"] == "2.38")
+        let added = try harness.call("shopping.add_item", ["list_id": .integer(list), "name": "Butter"])
+        let summary = try #require(added["list"])
+        #expect(summary["item_count"] == 4)
+        #expect(summary["purchased_count"] == 2)
+        #expect(summary["total"] == "2.38")
+        let shown = try harness.get(list)
+        for field in ["item_count", "purchased_count", "total"] {
+            #expect(summary[field] == shown[field], "\(field): the change's summary is the list's")
+        }
+    }
+
     @Test func itemErrors() throws {
         let harness = try ShoppingHarness()
         let list = try harness.list("Saturday")
