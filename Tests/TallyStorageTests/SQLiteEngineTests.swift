@@ -52,6 +52,19 @@ import Testing
         }
     }
 
+    /// The writer keeps its temporary data (a shared transaction's statement journal) in memory,
+    /// except while it migrates, when a copy or an index of a whole table may outgrow it; readers
+    /// keep SQLite's default.
+    @Test func theWriterKeepsTemporaryDataInMemoryExceptWhileMigrating() throws {
+        let tempStore: @Sendable (any SQLSession) throws -> Int? = { try $0.fetchValue("PRAGMA temp_store", as: Int.self) }
+        let duringMigration = Mutex<Int?>(nil)
+        let engine = try engine()
+        try engine.migrate([Self.ledger, Migration("ledger-probe") { session in duringMigration.withLock { $0 = try? tempStore(session) } }])
+        #expect(duringMigration.withLock { $0 } == 1, "FILE while migrating")
+        #expect(try engine.write(tempStore) == 2, "MEMORY when serving")
+        #expect(try engine.read(tempStore) == 0, "the default on a reader")
+    }
+
     @Test func workersStartingTogetherMigrateWithoutRacing() throws {
         let failures = Mutex<[String]>([])
         DispatchQueue.concurrentPerform(iterations: 6) { _ in

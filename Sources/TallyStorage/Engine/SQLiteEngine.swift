@@ -37,10 +37,12 @@ public final class SQLiteEngine: StorageEngine {
         configuration.prepareDatabase { db in
             // Checkpoints run on a thread of their own (`WALCheckpointer`), never inside a commit.
             try db.execute(sql: "PRAGMA wal_autocheckpoint = 0")
-            // A group commit's savepoints keep the pages they change in a statement journal, which
-            // SQLite spills to a temporary file past 64 KiB: a file created, written, deleted and
-            // evicted on every batch. In memory it is a few MB at most (a batch's changed pages).
-            try db.execute(sql: "PRAGMA temp_store = MEMORY")
+            // The writer's temporary data in memory: a group commit's savepoints keep the pages
+            // they change in a statement journal, which SQLite spills to a temporary file past
+            // 64 KiB: a file created, written, deleted and evicted on every batch. In memory it is
+            // a few MB at most (a batch's changed pages). Readers keep files for their sorts, and
+            // so does the writer while it migrates (see `migrate`).
+            if !db.configuration.readonly { try db.execute(sql: Self.tempStore(inMemory: true)) }
         }
         let path = path
         do {
@@ -62,8 +64,15 @@ public final class SQLiteEngine: StorageEngine {
 
     public func migrate(_ migrations: [Migration]) throws {
         try Self.withFileLock(path + ".migrate-lock") {
+            // A migration may copy or index a whole table: its sorts may outgrow memory.
+            try translatingErrors { try pool.writeWithoutTransaction { try $0.execute(sql: Self.tempStore(inMemory: false)) } }
+            defer { _ = try? pool.writeWithoutTransaction { try $0.execute(sql: Self.tempStore(inMemory: true)) } }
             try Migrator.run(migrations, location: location) { body in try write(body) }
         }
+    }
+
+    private static func tempStore(inMemory: Bool) -> String {
+        "PRAGMA temp_store = \(inMemory ? "MEMORY" : "FILE")"
     }
 
     deinit {
