@@ -12,7 +12,7 @@ public enum Timestamp {
     /// writing worker's time. `TimestampTests` holds the two equal. Times outside years 1970 to
     /// 9999 (none that Tally stores) still go to Foundation.
     public static func rfc3339(_ milliseconds: Int64) -> String {
-        guard (0..<latestFourDigitYear).contains(milliseconds) else { return foundationRFC3339(milliseconds) }
+        guard (0..<firstFiveDigitYear).contains(milliseconds) else { return foundationRFC3339(milliseconds) }
         let days = milliseconds / 86_400_000
         var rest = milliseconds % 86_400_000
         // civil_from_days, for days since 1970-01-01 (an era is 400 years, 146,097 days).
@@ -26,7 +26,7 @@ public enum Timestamp {
         let month = monthFromMarch < 10 ? monthFromMarch + 3 : monthFromMarch - 9
         let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
 
-        var text = [UInt8](repeating: 0, count: 24)
+        var text = Array("0000-00-00T00:00:00.000Z".utf8)
         func put(_ value: Int64, at offset: Int, digits: Int) {
             var value = value
             for index in (offset..<offset + digits).reversed() {
@@ -43,14 +43,11 @@ public enum Timestamp {
         rest %= 60_000
         put(rest / 1000, at: 17, digits: 2)
         put(rest % 1000, at: 20, digits: 3)
-        for (offset, character) in [(4, "-"), (7, "-"), (10, "T"), (13, ":"), (16, ":"), (19, "."), (23, "Z")] as [(Int, Unicode.Scalar)] {
-            text[offset] = UInt8(ascii: character)
-        }
         return String(decoding: text, as: UTF8.self)
     }
 
     /// 10000-01-01T00:00:00.000Z: the first time whose year has five digits.
-    static let latestFourDigitYear: Int64 = 253_402_300_800_000
+    static let firstFiveDigitYear: Int64 = 253_402_300_800_000
 
     /// The same text through Foundation: it formats the whole seconds and the milliseconds are
     /// appended from the integer, so no binary floating point touches them.
