@@ -101,10 +101,7 @@ struct ListRecord: Equatable {
     /// without the rest of each item: every item change checks the total, and a list can hold
     /// `ItemRecord.mostPerList` items.
     func countingLines(_ session: any SQLSession) throws -> [Int128?] {
-        try session.fetchAll("""
-            SELECT unit_price_minor, purchased_quantity FROM shopping_item
-            WHERE list_id = \(id) AND purchased = TRUE AND unit_price_minor IS NOT NULL
-            """).map { row in ItemRecord.line(price: try row["unit_price_minor"], quantity: try row["purchased_quantity"]) }
+        try purchases(session).lines
     }
 
     /// How many items are purchased, and the lines of those with a price (`countingLines`), from
