@@ -126,6 +126,29 @@ import Testing
         #expect(try engine.read { try $0.fetchValues("SELECT writer FROM entry", as: String.self) } == ["kept"])
     }
 
+    /// Savepoints run on cached statements of one name: each RELEASE or ROLLBACK TO must reach the
+    /// innermost, and a rolled-back one must be ended too, or the next change would run inside it.
+    @Test func nestedSavepointsEachUndoOnlyTheirOwnAndNoneIsLeftOpen() throws {
+        let engine = try engine()
+        _ = try engine.write { session in
+            try session.savepoint {
+                try session.execute("INSERT INTO entry (writer) VALUES ('outer')")
+                _ = try? session.savepoint {
+                    try session.execute("INSERT INTO entry (writer) VALUES ('inner, undone')")
+                    throw TallyError.invalidArgument("no")
+                }
+                try session.savepoint { try session.execute("INSERT INTO entry (writer) VALUES ('inner, kept')") }
+            }
+            _ = try? session.savepoint {
+                try session.execute("INSERT INTO entry (writer) VALUES ('second, undone')")
+                throw TallyError.invalidArgument("no")
+            }
+            #expect(throws: (any Error).self, "a savepoint was left open") { try session.execute("RELEASE SAVEPOINT tally") }
+        }
+        let writers = try engine.read { try $0.fetchValues("SELECT writer FROM entry ORDER BY rowid", as: String.self) }
+        #expect(writers == ["outer", "inner, kept"])
+    }
+
     @Test func aConsistentCopyIsTakenWhileItServes() throws {
         let engine = try engine()
         _ = try engine.write { try $0.execute("INSERT INTO entry (writer) VALUES ('before')") }
