@@ -10,12 +10,14 @@ enum AddItemCommand {
         let name = try TextField.required(args, "name", longest: ItemName.longest, what: "an item name such as \"Milk\"")
         let unit = try TextField.read(args, "unit", longest: Unit.longest, what: "a unit such as \"kg\", or leave it out")
         let planned = try Fields.quantity(args, "planned_quantity") ?? 1
+        // Before the transaction, which the other changes of its group commit wait on.
+        let nameKey = ItemName.key(name)
         return try store.change(args, context, owner: owner) { change in
             let session = change.session
             var list = try ListRecord.find(session, owner: owner, id: listID)
             let present = try ItemRecord.checkRoom(session, in: list)
             let item = try ItemRecord.insert(
-                session, listID: listID, name: name, nameKey: ItemName.key(name), unit: unit, plannedQuantity: planned, at: change.now)
+                session, listID: listID, name: name, nameKey: nameKey, unit: unit, plannedQuantity: planned, at: change.now)
             try list.touch(session, at: change.now)
             let target = ItemTarget(list: list, item: item, currency: try list.storedCurrency())
             change.record(ShoppingEvent.itemAdded(target.event()))

@@ -33,8 +33,37 @@ enum ItemName {
     /// Trimmed, runs of inner whitespace collapsed to one space, NFC, case-folded:
     /// " Whole  MILK " and "whole milk" are the same item.
     static func key(_ name: String) -> String {
+        var name = name
+        return name.withUTF8(asciiKey) ?? unicodeKey(name)
+    }
+
+    /// The key as Foundation makes it, for any name.
+    static func unicodeKey(_ name: String) -> String {
         name.split(whereSeparator: { $0.isWhitespace }).joined(separator: " ")
             .precomposedStringWithCanonicalMapping.folding(options: .caseInsensitive, locale: nil)
+    }
+
+    /// The same key for an ASCII name, byte by byte, or nil for any other: in ASCII, NFC changes
+    /// nothing and case folding is A-Z to a-z. Foundation's way took 3 % of a shopping worker
+    /// adding items, most names are ASCII, and `ItemNameTests` holds the two equal.
+    private static func asciiKey(_ bytes: UnsafeBufferPointer<UInt8>) -> String? {
+        var key: [UInt8] = []
+        key.reserveCapacity(bytes.count)
+        var spaceDue = false
+        for byte in bytes {
+            guard byte < 0x80 else { return nil }
+            // `Character.isWhitespace` in ASCII: tab, line feed, vertical tab, form feed, return, space.
+            if byte == 0x20 || (0x09...0x0D).contains(byte) {
+                spaceDue = !key.isEmpty
+                continue
+            }
+            if spaceDue {
+                key.append(0x20)
+                spaceDue = false
+            }
+            key.append((0x41...0x5A).contains(byte) ? byte + 0x20 : byte)
+        }
+        return String(decoding: key, as: UTF8.self)
     }
 }
 

@@ -19,12 +19,13 @@ enum UpdateItemCommand {
         let unit = clearsUnit ? nil : try TextField.read(args, "unit", longest: Unit.longest, what: "a unit such as \"kg\", or \"\" for none")
         let planned = try Fields.quantity(args, "planned_quantity")
         let purchased = try Fields.quantity(args, "purchased_quantity")
+        let nameKey = name.map(ItemName.key)
         return try store.change(args, context, owner: owner) { change in
             var target = try ItemTarget.find(change.session, owner: owner, listID: ids.list, itemID: ids.item)
             let original = target.item
-            if let name {
+            if let name, let nameKey {
                 target.item.name = name
-                target.item.nameKey = ItemName.key(name)
+                target.item.nameKey = nameKey
             }
             if clearsUnit { target.item.unit = nil } else if let unit { target.item.unit = unit }
             if let planned { target.item.plannedQuantity = planned }
