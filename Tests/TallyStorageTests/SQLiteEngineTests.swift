@@ -137,7 +137,7 @@ import Testing
                     try session.execute("INSERT INTO entry (writer) VALUES ('inner, undone')")
                     throw TallyError.invalidArgument("no")
                 }
-                try session.savepoint { try session.execute("INSERT INTO entry (writer) VALUES ('inner, kept')") }
+                _ = try session.savepoint { try session.execute("INSERT INTO entry (writer) VALUES ('inner, kept')") }
             }
             _ = try? session.savepoint {
                 try session.execute("INSERT INTO entry (writer) VALUES ('second, undone')")
