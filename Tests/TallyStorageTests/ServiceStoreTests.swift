@@ -45,6 +45,59 @@ import Testing
         return try JSONDecoder().decode(JSONValue.self, from: JSONEncoder.tally.encode(result))
     }
 
+    /// An event the database refuses to store (see `refuseEvents`): a change can fail after its
+    /// events have taken their numbers.
+    struct Refused: DomainEvent {
+        var type: String { "ledger.refused" }
+        var subject: String? { "ann" }
+    }
+
+    /// A trigger that fails the insert of every `Refused` event, as a full disk or a broken row
+    /// would, after the change's first events are in.
+    private func refuseEvents(_ store: ServiceStore) throws {
+        _ = try store.engine.write { session in
+            if session.dialect == .sqlite {
+                try session.execute(
+                    "CREATE TRIGGER refuse_event BEFORE INSERT ON event WHEN NEW.type = 'ledger.refused' BEGIN SELECT RAISE(ABORT, 'refused'); END")
+            } else {
+                try session.execute("CREATE FUNCTION refuse_event() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'refused'; END $$")
+                try session.execute(
+                    "CREATE TRIGGER refuse_event BEFORE INSERT ON event FOR EACH ROW WHEN (NEW.type = 'ledger.refused') EXECUTE FUNCTION refuse_event()")
+            }
+        }
+    }
+
+    /// The changes of one transaction share the counter's update (`EventNumbering`), and a change
+    /// that fails after taking numbers gives them back: the first, which took the counter row
+    /// itself, and a later one, which counted on from it.
+    @Test(arguments: TestEngine.available) func changesOfATransactionShareTheCounterAndAFailureGivesItsNumbersBack(_ kind: TestEngine) throws {
+        let database = try TestEngine.Database(kind)
+        let sink = Collector()
+        let store = try store(database, sink: sink)
+        try refuseEvents(store)
+        func change(_ amount: String, refused: Bool) -> Bool {
+            let result = try? store.change(request(amount)) { change -> Int in
+                change.record(Posted(amount: amount))
+                if refused { change.record(Refused()) }
+                return 0
+            }
+            return result != nil
+        }
+        var outcomes: [Bool] = []
+        let failure = store.commitTogether {
+            outcomes = [change("1", refused: true), change("2", refused: false), change("3", refused: true), change("4", refused: false)]
+        }
+        #expect(failure == nil)
+        #expect(outcomes == [false, true, false, true])
+        let events = try store.events(after: 0, limit: 10)
+        #expect(events.map(\.sequence) == [1, 2])
+        #expect(events.map(\.data) == [["amount": "2"], ["amount": "4"]])
+        #expect(try store.lastEventSequence() == 2, "the counter stops where the events do")
+        #expect(sink.published == events)
+        try post(store, 500)
+        #expect(try store.events(after: 0, limit: 10).map(\.sequence) == [1, 2, 3])
+    }
+
     @Test(arguments: TestEngine.available) func eventsCommitWithTheirChangeAreNumberedWithoutGapsAndPublishedAfter(_ kind: TestEngine) throws {
         let database = try TestEngine.Database(kind)
         let sink = Collector()
@@ -181,6 +234,7 @@ import Testing
         #expect(amounts == (0..<16).filter { $0 != 7 }.map { Int128($0) })
         let events = try store.events(after: 0, limit: 100)
         #expect(events.map(\.sequence) == Array(1...15), "gap-free even across the rolled-back savepoint")
+        #expect(try store.lastEventSequence() == 15, "the counter stops where the events do")
         #expect(sink.published == events)
         #expect(try store.read { try $0.fetchValue("SELECT COUNT(*) FROM idempotency_key", as: Int.self) } == 15)
     }

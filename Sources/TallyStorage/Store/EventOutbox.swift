@@ -8,7 +8,8 @@ import TallyProtocol
 /// the single row of `event_counter` with an `UPDATE ... RETURNING` inside the change's
 /// transaction. That row is locked until the transaction ends, so writers take numbers one
 /// transaction at a time, and a transaction that rolls back gives its numbers back with it.
-/// Subscribers can therefore read a gap as "missed", never as "skipped".
+/// Subscribers can therefore read a gap as "missed", never as "skipped". The changes of one
+/// transaction share that update (`EventNumbering`).
 enum EventOutbox {
     static let migrations = [
         Migration("event-outbox") { session in
@@ -47,11 +48,8 @@ enum EventOutbox {
         _ events: [any DomainEvent], service: String, at now: Int64, requestID: String?, _ session: any SQLSession
     ) throws -> [CloudEvent] {
         guard !events.isEmpty else { return [] }
-        guard let last = try session.fetchValue(
-            "UPDATE event_counter SET last_sequence = last_sequence + \(events.count) WHERE id = 1 RETURNING last_sequence",
-            as: Int64.self)
-        else { throw StorageFailure(location: service, detail: "the event_counter row is missing") }
-        var sequence = last - Int64(events.count)
+        // Outside a numbered transaction, a numbering of its own: one update, as it always was.
+        var sequence = try (EventNumbering.current ?? EventNumbering()).take(events.count, session) - 1
         let time = Timestamp.rfc3339(now)
         let requestID = requestID.flatMap { $0.isEmpty ? nil : String($0.prefix(Self.maximumRequestIDLength)) }
         return try events.map { event in

@@ -121,10 +121,13 @@ final class GroupCommit: Sendable {
                 // Bounded by the most patient change of the batch, not by the leader's own.
                 try StorageDeadline.$current.withValue(StorageDeadline.latest(batch.map(\.deadline))) {
                     try engine.write { session in
+                        let numbering = EventNumbering()
                         for ticket in batch {
-                            // A change that throws rolls back to its savepoint; its error is its result.
-                            _ = try? session.savepoint { try ticket.perform(session) }
+                            // A change that throws rolls back to its savepoint, and gives back its
+                            // event numbers; its error is its result.
+                            _ = try? numbering.change { try session.savepoint { try ticket.perform(session) } }
                         }
+                        try numbering.store(session)
                     }
                 }
                 record(changes: batch.count, since: started)

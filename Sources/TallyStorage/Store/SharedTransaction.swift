@@ -23,6 +23,8 @@ final class SharedTransaction: @unchecked Sendable {
     private(set) var afterCommit: [@Sendable () -> Void] = []
     /// Changes run in the transaction so far (each in a savepoint, kept or rolled back).
     private(set) var changes = 0
+    /// The event numbers its changes take.
+    let numbering = EventNumbering()
 
     init(store: ServiceStore, session: any SQLSession) {
         self.store = store
@@ -32,7 +34,7 @@ final class SharedTransaction: @unchecked Sendable {
     /// Runs one change in a savepoint of its own: if it throws, only it is undone.
     func run<T>(_ work: (any SQLSession) throws -> (value: T, afterCommit: (@Sendable () -> Void)?)) throws -> T {
         changes += 1
-        let (value, action) = try session.savepoint { try work(session) }
+        let (value, action) = try numbering.change { try session.savepoint { try work(session) } }
         if let action { afterCommit.append(action) }
         return value
     }
@@ -55,6 +57,7 @@ extension ServiceStore {
                 let shared = try engine.write { session in
                     let shared = SharedTransaction(store: self, session: session)
                     SharedTransaction.$current.withValue(shared) { body() }
+                    try shared.numbering.store(session)
                     return shared
                 }
                 commits.record(changes: shared.changes, since: started)
