@@ -85,11 +85,11 @@ struct ItemRecord: Equatable {
             .map(ItemRecord.init(row:))
     }
 
-    /// Refuses `count` more items when `list` would pass `mostPerList`.
-    /// Returns the items the list holds now, which a caller that adds them need not count again.
-    static func checkRoom(_ session: any SQLSession, in list: ListRecord, adding count: Int = 1) throws -> Int {
+    /// Refuses one more item when `list` holds `mostPerList` already.
+    /// Returns the items the list holds now, which a caller that adds one need not count again.
+    static func checkRoom(_ session: any SQLSession, in list: ListRecord) throws -> Int {
         let present = try session.fetchValue("SELECT COUNT(*) FROM shopping_item WHERE list_id = \(list.id)", as: Int.self) ?? 0
-        if present + count > mostPerList { throw ShoppingErrors.listFull(list.id) }
+        if present >= mostPerList { throw ShoppingErrors.listFull(list.id) }
         return present
     }
 

@@ -35,6 +35,20 @@ import Testing
         #expect(update.data["currency"] == "EUR")
     }
 
+    /// A list holds at most 500 items: the 500th is added, the 501st refused with the list named.
+    @Test func aFullListRefusesOneMoreItem() throws {
+        let harness = try ShoppingHarness()
+        let list = try harness.list("Party")
+        for index in 1..<500 { try harness.item(list, "Item \(index)") }
+        let last = try harness.call("shopping.add_item", ["list_id": .integer(list), "name": "Item 500"])
+        #expect(last["list"]?["item_count"] == 500)
+        let refused = harness.error("shopping.add_item", ["list_id": .integer(list), "name": "Item 501"])
+        #expect(refused?.code == .resourceExhausted)
+        #expect(refused?.field == "args.list_id")
+        #expect(refused?.message.contains("already holds 500 items") == true, "\(String(describing: refused))")
+        #expect(try harness.get(list)["item_count"] == 500)
+    }
+
     /// An item change answers with its list's summary, as `shopping.get_list` shows the list:
     /// purchased items count whether or not they have a price, and only priced ones make the total.
     @Test func anItemChangesSummaryCountsPurchasesWithAndWithoutAPrice() throws {
