@@ -58,8 +58,10 @@ public final class SQLiteEngine: StorageEngine {
     }
 
     public func write<T>(_ body: (any SQLSession) throws -> T) throws -> T {
-        defer { checkpointer.noteCommit() }
-        return try translatingErrors { try pool.write { try body(GRDBSession($0)) } }
+        let value = try translatingErrors { try pool.write { try body(GRDBSession($0)) } }
+        // Only a commit adds to the log; a write that rolled back left nothing to copy.
+        checkpointer.noteCommit()
+        return value
     }
 
     public func migrate(_ migrations: [Migration]) throws {

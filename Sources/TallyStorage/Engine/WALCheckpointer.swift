@@ -33,7 +33,7 @@ final class WALCheckpointer: @unchecked Sendable {
         configuration.label = "\(configuration.label ?? "database") checkpoints"
         database = try DatabaseQueue(path: path, configuration: configuration)
         let thread = Thread { [self] in run() }
-        thread.name = "\(configuration.label ?? "database")"
+        thread.name = configuration.label
         thread.start()
     }
 
