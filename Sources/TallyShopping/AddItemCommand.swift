@@ -15,13 +15,13 @@ enum AddItemCommand {
         return try store.change(args, context, owner: owner) { change in
             let session = change.session
             var list = try ListRecord.find(session, owner: owner, id: listID)
-            let present = try ItemRecord.checkRoom(session, in: list)
+            try list.checkRoom()
             let item = try ItemRecord.insert(
-                session, listID: listID, name: name, nameKey: nameKey, unit: unit, plannedQuantity: planned, at: change.now)
+                session, into: &list, name: name, nameKey: nameKey, unit: unit, plannedQuantity: planned, at: change.now)
             try list.touch(session, at: change.now)
             let target = ItemTarget(list: list, item: item, currency: try list.storedCurrency())
             change.record(ShoppingEvent.itemAdded(target.event()))
-            return try target.result(session, itemCount: present + 1)
+            return try target.result()
         }
     }
 }

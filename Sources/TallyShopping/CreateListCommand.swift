@@ -33,19 +33,20 @@ enum CreateListCommand {
             // The previous shopping list, before this one exists.
             let remembers = kind == .shopping ? try Preferences.of(session, owner: owner).shoppingMemory : false
             let previous = remembers ? try ListRecord.newest(session, owner: owner, kind: .shopping) : nil
-            let list = try ListRecord.insert(
+            var list = try ListRecord.insert(
                 session, owner: owner, kind: kind, name: name, currency: currency.code, fromTemplate: fromTemplate, at: change.now)
 
             var items: [ItemRecord] = []
             for source in try template?.items(session) ?? [] {
                 items.append(try ItemRecord.insert(
-                    session, listID: list.id, name: source.name, nameKey: source.nameKey, unit: source.unit,
+                    session, into: &list, name: source.name, nameKey: source.nameKey, unit: source.unit,
                     plannedQuantity: source.plannedQuantity, at: change.now))
             }
             var carried: CarriedOver?
             if let previous {
-                carried = try ShoppingMemory.carry(session, from: previous, into: list.id, items: &items, at: change.now)
+                carried = try ShoppingMemory.carry(session, from: previous, into: &list, items: &items, at: change.now)
             }
+            if !items.isEmpty { try list.update(session) }
             change.record(ShoppingEvent.listCreated(.init(
                 owner: owner, listID: list.id, kind: kind, name: name, currency: currency.code,
                 fromTemplate: fromTemplate, itemCount: items.count)))
@@ -54,7 +55,7 @@ enum CreateListCommand {
                     owner: owner, listID: list.id, fromListID: carried.fromListID, items: carried.items)))
             }
             return ListDetail(
-                summary: try ListSummary(list, items: items), items: items.map { $0.result(currency) }, hiddenItems: 0,
+                summary: try ListSummary(list), items: items.map { $0.result(currency) }, hiddenItems: 0,
                 carriedOver: carried)
         }
     }

@@ -11,7 +11,7 @@ enum DeleteListCommand {
         let id = try Fields.id(args, "list_id", of: "lists")
         return try store.change(args, context, owner: owner) { change in
             let list = try ListRecord.find(change.session, owner: owner, id: id)
-            let summary = try ListSummary.of(change.session, list)
+            let summary = try ListSummary(list)
             try list.delete(change.session)
             change.record(ShoppingEvent.listDeleted(.init(owner: owner, listID: id, kind: list.kind, name: list.name)))
             return summary

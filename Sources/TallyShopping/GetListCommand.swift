@@ -27,7 +27,7 @@ enum GetListCommand {
             let currency = try list.storedCurrency()
             let shown = hide ? items.filter { !$0.purchased } : items
             return ListDetail(
-                summary: try ListSummary(list, items: items), items: shown.map { $0.result(currency) },
+                summary: try ListSummary(list), items: shown.map { $0.result(currency) },
                 hiddenItems: items.count - shown.count, carriedOver: nil)
         }
     }

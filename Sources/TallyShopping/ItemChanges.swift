@@ -18,19 +18,18 @@ struct ItemTarget {
         (try Fields.id(args, "list_id", of: "lists"), try Fields.id(args, "item_id", of: "items"))
     }
 
-    /// Stores the item when it changed (with the list's `updated_at`), checking that the list's
-    /// total still fits; `field` is the arg blamed when it would not.
+    /// Stores the item when it changed (with the list's tallies and `updated_at`), unless the
+    /// list's total would no longer fit; `field` is the arg blamed when it would not.
     mutating func save(_ session: any SQLSession, original: ItemRecord, at now: Int64, field: String) throws {
         guard item != original else { return }
         item.updatedAt = now
-        try item.update(session)
-        _ = try ListTotal.checked(lines: try list.countingLines(session), in: currency, field: field)
+        try item.update(session, from: original, in: &list)
+        _ = try list.tallies.checkedTotal(in: currency, field: field)
         try list.touch(session, at: now)
     }
 
-    /// - Parameter itemCount: the list's items, when the caller already knows it.
-    func result(_ session: any SQLSession, comparison: Comparison? = nil, itemCount: Int? = nil) throws -> ItemChange {
-        ItemChange(item: item.result(currency), list: try ListSummary.of(session, list, itemCount: itemCount), comparison: comparison)
+    func result(comparison: Comparison? = nil) throws -> ItemChange {
+        ItemChange(item: item.result(currency), list: try ListSummary(list), comparison: comparison)
     }
 
     func event(changed: [String]? = nil) -> ShoppingEvent.ItemEvent {

@@ -43,21 +43,29 @@ struct ItemRecord: Equatable {
         updatedAt = try row["updated_at_ms"]
     }
 
-    /// Inserts a new item, not purchased and without a price, and returns it with its id.
+    // The three ways an item is written each move its list's tallies, which the caller writes
+    // back with the list (`ListRecord.update`, `touch`) in the same change.
+
+    /// Inserts a new item into `list`, not purchased and without a price, and returns it with its id.
     static func insert(
-        _ session: any SQLSession, listID: Int64, name: String, nameKey: String, unit: String?, plannedQuantity: Int, at now: Int64
+        _ session: any SQLSession, into list: inout ListRecord, name: String, nameKey: String, unit: String?, plannedQuantity: Int,
+        at now: Int64
     ) throws -> ItemRecord {
         let row = try session.fetchOne("""
             INSERT INTO shopping_item (list_id, name, name_key, unit, planned_quantity, purchased_quantity, purchased, created_at_ms, updated_at_ms)
-            VALUES (\(listID), \(name), \(nameKey), \(unit), \(plannedQuantity), 0, FALSE, \(timestamp: now), \(timestamp: now))
+            VALUES (\(list.id), \(name), \(nameKey), \(unit), \(plannedQuantity), 0, FALSE, \(timestamp: now), \(timestamp: now))
             RETURNING \(columns)
             """)
         guard let row else { throw StorageFailure(location: "shopping", detail: "INSERT ... RETURNING gave no row") }
-        return try ItemRecord(row: row)
+        let item = try ItemRecord(row: row)
+        try list.tallies.add(item)
+        return item
     }
 
-    /// Writes every column but the list and the creation time back.
-    func update(_ session: any SQLSession) throws {
+    /// Writes every column but the list and the creation time back; `original` is the item as stored.
+    func update(_ session: any SQLSession, from original: ItemRecord, in list: inout ListRecord) throws {
+        try list.tallies.remove(original)
+        try list.tallies.add(self)
         try session.execute("""
             UPDATE shopping_item SET name = \(name), name_key = \(nameKey), unit = \(unit), planned_quantity = \(plannedQuantity),
                 purchased_quantity = \(purchasedQuantity), purchased = \(purchased), unit_price_minor = \(unitPrice),
@@ -66,7 +74,9 @@ struct ItemRecord: Equatable {
             """)
     }
 
-    func delete(_ session: any SQLSession) throws {
+    /// Deletes the item, as stored, from `list`.
+    func delete(_ session: any SQLSession, from list: inout ListRecord) throws {
+        try list.tallies.remove(self)
         try session.execute("DELETE FROM shopping_item WHERE id = \(id)")
     }
 
@@ -85,25 +95,16 @@ struct ItemRecord: Equatable {
             .map(ItemRecord.init(row:))
     }
 
-    /// Refuses one more item when `list` holds `mostPerList` already.
-    /// Returns the items the list holds now, which a caller that adds one need not count again.
-    static func checkRoom(_ session: any SQLSession, in list: ListRecord) throws -> Int {
-        let present = try session.fetchValue("SELECT COUNT(*) FROM shopping_item WHERE list_id = \(list.id)", as: Int.self) ?? 0
-        if present >= mostPerList { throw ShoppingErrors.listFull(list.id) }
-        return present
-    }
-
     /// Whether the item counts in its list's total: purchased, with a price.
     var counts: Bool { purchased && unitPrice != nil }
 
     /// Unit price × purchased quantity, nil without a price or when the product passes 128 bits
-    /// (a price no request can set; see `ListTotal` for the limit a total keeps to).
-    var line: Int128? { unitPrice.flatMap { Self.line(price: $0, quantity: purchasedQuantity) } }
-
-    /// Unit price × quantity, nil when the product passes 128 bits.
-    static func line(price: Int128, quantity: Int) -> Int128? {
-        let (product, overflow) = price.multipliedReportingOverflow(by: Int128(quantity))
-        return overflow ? nil : product
+    /// (a price no request can set; see `ListTallies` for the limit a total keeps to).
+    var line: Int128? {
+        unitPrice.flatMap { price in
+            let (product, overflow) = price.multipliedReportingOverflow(by: Int128(purchasedQuantity))
+            return overflow ? nil : product
+        }
     }
 
     func result(_ currency: Currency) -> ItemResult {

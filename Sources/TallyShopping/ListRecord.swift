@@ -15,8 +15,13 @@ struct ListRecord: Equatable {
     var openedAt: Int64?
     var createdAt: Int64
     var updatedAt: Int64
+    /// Its items' counts and total, moved by every change to its items (`ListTallies`).
+    var tallies: ListTallies
 
-    static let columns: SQL = "id, owner, kind, name, currency, from_template, opened_at_ms, created_at_ms, updated_at_ms"
+    static let columns: SQL = """
+        id, owner, kind, name, currency, from_template, opened_at_ms, created_at_ms, updated_at_ms, item_count, purchased_count,
+        total_minor
+        """
 
     init(row: SQLRow) throws {
         let kind: String = try row["kind"]
@@ -32,26 +37,30 @@ struct ListRecord: Equatable {
         openedAt = try row["opened_at_ms"]
         createdAt = try row["created_at_ms"]
         updatedAt = try row["updated_at_ms"]
+        tallies = ListTallies(items: try row["item_count"], purchased: try row["purchased_count"], total: try row["total_minor"])
     }
 
-    /// Inserts a new list and returns it with its id.
+    /// Inserts a new, empty list and returns it with its id.
     static func insert(
         _ session: any SQLSession, owner: String, kind: ListKind, name: String, currency: String, fromTemplate: Int64?,
         at now: Int64
     ) throws -> ListRecord {
         let row = try session.fetchOne("""
-            INSERT INTO shopping_list (owner, kind, name, currency, from_template, created_at_ms, updated_at_ms)
-            VALUES (\(owner), \(kind.rawValue), \(name), \(currency), \(fromTemplate), \(timestamp: now), \(timestamp: now))
+            INSERT INTO shopping_list (owner, kind, name, currency, from_template, created_at_ms, updated_at_ms, item_count,
+                purchased_count, total_minor)
+            VALUES (\(owner), \(kind.rawValue), \(name), \(currency), \(fromTemplate), \(timestamp: now), \(timestamp: now), 0, 0,
+                \(0 as Int128))
             RETURNING \(columns)
             """)
         guard let row else { throw StorageFailure(location: "shopping", detail: "INSERT ... RETURNING gave no row") }
         return try ListRecord(row: row)
     }
 
-    /// Writes back the columns a change may change: the name and the times.
+    /// Writes back the columns a change may change: the name, the times and the tallies.
     func update(_ session: any SQLSession) throws {
         try session.execute("""
-            UPDATE shopping_list SET name = \(name), opened_at_ms = \(timestamp: openedAt), updated_at_ms = \(timestamp: updatedAt)
+            UPDATE shopping_list SET name = \(name), opened_at_ms = \(timestamp: openedAt), updated_at_ms = \(timestamp: updatedAt),
+                item_count = \(tallies.items), purchased_count = \(tallies.purchased), total_minor = \(tallies.total)
             WHERE id = \(id)
             """)
     }
@@ -97,25 +106,9 @@ struct ListRecord: Equatable {
         try ItemRecord.all(session, inLists: [id])
     }
 
-    /// The lines of the items that count in the list's total (purchased, with a price), read
-    /// without the rest of each item: every item change checks the total, and a list can hold
-    /// `ItemRecord.mostPerList` items.
-    func countingLines(_ session: any SQLSession) throws -> [Int128?] {
-        try purchases(session).lines
-    }
-
-    /// How many items are purchased, and the lines of those with a price (`countingLines`), from
-    /// one read of the purchased items' entries of `shopping_item_list_lines`: a summary's needs.
-    func purchases(_ session: any SQLSession) throws -> (count: Int, lines: [Int128?]) {
-        let rows = try session.fetchAll(
-            "SELECT unit_price_minor, purchased_quantity FROM shopping_item WHERE list_id = \(id) AND purchased = TRUE")
-        var lines: [Int128?] = []
-        for row in rows {
-            if let price: Int128 = try row["unit_price_minor"] {
-                lines.append(ItemRecord.line(price: price, quantity: try row["purchased_quantity"]))
-            }
-        }
-        return (rows.count, lines)
+    /// Refuses one more item when the list holds `ItemRecord.mostPerList` already.
+    func checkRoom() throws {
+        if tallies.items >= ItemRecord.mostPerList { throw ShoppingErrors.listFull(id) }
     }
 
     /// Marks the list changed now (an item of it changed).

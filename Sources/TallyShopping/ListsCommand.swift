@@ -17,9 +17,8 @@ enum ListsCommand {
         return try store.store.read { session in
             let rows = try ListRecord.page(session, owner: owner, kind: kind, after: after, limit: limit + 1)
             let page = Array(rows.prefix(limit))
-            let items = Dictionary(grouping: try ItemRecord.all(session, inLists: page.map(\.id)), by: \.listID)
             return ListPage(
-                lists: try page.map { try ListSummary($0, items: items[$0.id] ?? []) },
+                lists: try page.map(ListSummary.init),
                 nextCursor: rows.count > limit ? page.last.map { listCursor.make(afterID: $0.id) } : nil)
         }
     }

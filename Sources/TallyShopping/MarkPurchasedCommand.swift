@@ -31,7 +31,7 @@ enum MarkPurchasedCommand {
             }
             let priceIsNew = !original.purchased || original.unitPrice != target.item.unitPrice
             let comparison = try PriceComparison.run(&change, target, priceIsNew: priceIsNew)
-            return try target.result(change.session, comparison: comparison)
+            return try target.result(comparison: comparison)
         }
     }
 }

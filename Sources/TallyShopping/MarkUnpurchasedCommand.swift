@@ -20,7 +20,7 @@ enum MarkUnpurchasedCommand {
             if original.purchased {
                 change.record(ShoppingEvent.itemUnpurchased(target.event()))
             }
-            return try target.result(change.session)
+            return try target.result()
         }
     }
 }

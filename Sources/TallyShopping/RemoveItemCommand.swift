@@ -9,10 +9,10 @@ enum RemoveItemCommand {
         let ids = try ItemTarget.ids(args)
         return try store.change(args, context, owner: owner) { change in
             var target = try ItemTarget.find(change.session, owner: owner, listID: ids.list, itemID: ids.item)
-            try target.item.delete(change.session)
+            try target.item.delete(change.session, from: &target.list)
             try target.list.touch(change.session, at: change.now)
             change.record(ShoppingEvent.itemRemoved(target.event()))
-            return try target.result(change.session)
+            return try target.result()
         }
     }
 }

@@ -17,7 +17,7 @@ enum RenameListCommand {
                 try list.touch(change.session, at: change.now)
                 change.record(ShoppingEvent.listRenamed(.init(owner: owner, listID: id, name: name, previousName: previous)))
             }
-            return try ListSummary.of(change.session, list)
+            return try ListSummary(list)
         }
     }
 }

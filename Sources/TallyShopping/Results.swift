@@ -56,16 +56,10 @@ struct ListSummary: Encodable, Sendable {
         case updatedAt = "updated_at"
     }
 
-    init(_ list: ListRecord, items: [ItemRecord]) throws {
-        try self.init(
-            list, itemCount: items.count, purchasedCount: items.filter(\.purchased).count,
-            lines: items.filter(\.counts).map(\.line))
-    }
-
-    /// - Parameter lines: the lines that count in the total (`ListRecord.countingLines`).
-    init(_ list: ListRecord, itemCount: Int, purchasedCount: Int, lines: [Int128?]) throws {
+    /// The list's summary, from the tallies its row keeps.
+    init(_ list: ListRecord) throws {
         let currency = try list.storedCurrency()
-        guard let total = ListTotal.of(lines: lines, in: currency) else {
+        guard let total = list.tallies.total(in: currency) else {
             throw ShoppingStoreFailure(description: "list \(list.id) totals more than \(currency.code) amounts hold")
         }
         id = list.id
@@ -75,23 +69,11 @@ struct ListSummary: Encodable, Sendable {
         self.currency = list.currency
         fromTemplate = list.fromTemplate
         self.total = currency.format(total)
-        self.itemCount = itemCount
-        self.purchasedCount = purchasedCount
+        itemCount = list.tallies.items
+        purchasedCount = list.tallies.purchased
         openedAt = list.openedAt.map(Timestamp.rfc3339)
         createdAt = Timestamp.rfc3339(list.createdAt)
         updatedAt = Timestamp.rfc3339(list.updatedAt)
-    }
-
-    /// The summary of a stored list, from counts and the lines that count rather than every item:
-    /// each item change answers with its list's summary.
-    /// - Parameter itemCount: the list's items, when the caller already counted them (`shopping.add_item`).
-    static func of(_ session: any SQLSession, _ list: ListRecord, itemCount: Int? = nil) throws -> ListSummary {
-        // A count of all items rather than one pass that tests `purchased` on every item; then
-        // the purchased items' entries of `shopping_item_list_lines`, read once: their number is
-        // the purchased count, and those with a price are the lines of the total.
-        let items = try itemCount ?? session.fetchValue("SELECT COUNT(*) FROM shopping_item WHERE list_id = \(list.id)", as: Int.self)
-        let purchases = try list.purchases(session)
-        return try ListSummary(list, itemCount: items ?? 0, purchasedCount: purchases.count, lines: purchases.lines)
     }
 }
 

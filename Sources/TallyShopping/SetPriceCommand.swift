@@ -21,7 +21,7 @@ enum SetPriceCommand {
                 change.record(ShoppingEvent.itemUpdated(target.event(changed: ["unit_price"])))
             }
             let comparison = try PriceComparison.run(&change, target, priceIsNew: priceIsNew)
-            return try target.result(change.session, comparison: comparison)
+            return try target.result(comparison: comparison)
         }
     }
 }

@@ -35,7 +35,7 @@ enum UpdateItemCommand {
             if !changed.isEmpty {
                 change.record(ShoppingEvent.itemUpdated(target.event(changed: changed)))
             }
-            return try target.result(change.session)
+            return try target.result()
         }
     }
 }

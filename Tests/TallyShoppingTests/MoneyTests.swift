@@ -87,8 +87,8 @@ import Testing
     }
 
     /// Sums the API cannot reach (every line is checked first), from the arithmetic itself: many
-    /// lines whose sum passes 64 bits, and a line whose product passes 128, give no total
-    /// rather than a wrong one or a trap.
+    /// lines whose sum passes 64 bits give no total rather than a wrong one, and a line whose
+    /// product passes 128 bits is a store failure rather than a trap.
     @Test func totalsPastSixtyFourBitsAndLinesPastOneHundredTwentyEightGiveNoTotal() throws {
         let clf = try #require(Currency.lookup("CLF"))
         let largest = clf.largestAmount
@@ -96,15 +96,20 @@ import Testing
         // 500 lines (the most a list holds) that add up to the largest amount exactly.
         let lines = try [Self.item(price: largest - 499 * 20_000_000_000_000, quantity: 1)]
             + (1..<500).map { _ in try Self.item(price: 10_000_000_000_000, quantity: 2) }
-        #expect(ListTotal.of(lines, in: clf) == largest)
+        #expect(try ListTallies.of(lines).total(in: clf) == largest)
         // A thousand largest lines sum to about 10^19, past Int64.max (about 9.2 × 10^18).
         let many = try (0..<1000).map { _ in try Self.item(price: largest, quantity: 1) }
         #expect(Int128(Int64.max) < 1000 * largest)
-        #expect(ListTotal.of(many, in: clf) == nil)
+        #expect(try ListTallies.of(many).total == 1000 * largest)
+        #expect(try ListTallies.of(many).total(in: clf) == nil)
+        // Taking lines out again brings the total back within the limit.
+        var tallies = try ListTallies.of(many)
+        for item in many.dropFirst() { try tallies.remove(item) }
+        #expect(tallies == ListTallies(items: 1, purchased: 1, total: largest))
         // A stored price no request can set: its line overflows 128 bits.
         #expect(try Self.item(price: Int128.max / 2, quantity: 3).line == nil)
-        #expect(ListTotal.of([try Self.item(price: Int128.max / 2, quantity: 3)], in: clf) == nil)
-        #expect(ListTotal.of([try Self.item(price: -1, quantity: 1)], in: clf) == nil, "a negative line is no line")
+        #expect(throws: (any Error).self) { try ListTallies.of([try Self.item(price: Int128.max / 2, quantity: 3)]) }
+        #expect(try ListTallies.of([try Self.item(price: -1, quantity: 1)]).total(in: clf) == nil, "a negative line is no line")
     }
 
     /// A purchased item with `price` as its row would hold it.

@@ -42,17 +42,49 @@ final class ShoppingHarness: Sendable {
     /// The caller a call comes from: the person `name`, with that as their user id.
     static func caller(_ name: String) -> Caller { Caller(userID: name, username: name) }
 
+    /// Calls `command`, then checks every list's stored tallies against its items.
     @discardableResult
     func call(_ command: String, _ args: JSONValue, as owner: String = "ann", locale: String? = nil, key: String? = nil) throws -> JSONValue {
-        try ServiceHarness(service).call(command, args, locale: locale, idempotencyKey: key, caller: Self.caller(owner))
+        let result = try ServiceHarness(service).call(command, args, locale: locale, idempotencyKey: key, caller: Self.caller(owner))
+        try checkTallies(after: command)
+        return result
     }
 
     /// The error `command` refuses `args` with, or nil (and a recorded issue) if it succeeds.
-    /// `owner` nil sends no caller at all.
+    /// `owner` nil sends no caller at all. The stored tallies are checked after it too.
     func error(_ command: String, _ args: JSONValue, as owner: String? = "ann", locale: String? = nil, key: String? = nil) -> TallyError? {
         let error = ServiceHarness(service).error(command, args, locale: locale, idempotencyKey: key, caller: owner.map(Self.caller))
         if error == nil { Issue.record("\(command) \(args) succeeded") }
+        #expect(throws: Never.self) { try self.checkTallies(after: command) }
         return error
+    }
+
+    /// Every list's tallies (`item_count`, `purchased_count`, `total_minor`) are what its items
+    /// add up to: each command of every test checks that none of them lets the two drift apart.
+    func checkTallies(after command: String) throws {
+        let (lists, lines) = try store.read { session in
+            (try session.fetchAll("""
+                SELECT id, item_count, purchased_count, total_minor,
+                    (SELECT COUNT(*) FROM shopping_item i WHERE i.list_id = l.id) AS items,
+                    (SELECT COUNT(*) FROM shopping_item i WHERE i.list_id = l.id AND i.purchased = TRUE) AS purchased
+                FROM shopping_list l
+                """),
+             try session.fetchAll("""
+                SELECT list_id, unit_price_minor, purchased_quantity FROM shopping_item
+                WHERE purchased = TRUE AND unit_price_minor IS NOT NULL
+                """))
+        }
+        var totals: [Int64: Int128] = [:]
+        for line in lines {
+            let price: Int128 = try line["unit_price_minor"]
+            totals[try line["list_id"], default: 0] += price * Int128(try line["purchased_quantity"] as Int)
+        }
+        for list in lists {
+            let id: Int64 = try list["id"]
+            let stored = (try list["item_count"] as Int, try list["purchased_count"] as Int, try list["total_minor"] as Int128)
+            let counted = (try list["items"] as Int, try list["purchased"] as Int, totals[id] ?? 0)
+            #expect(stored == counted, "list \(id)'s stored tallies after \(command)")
+        }
     }
 
     /// A new list for ann (EUR unless given); returns its id.

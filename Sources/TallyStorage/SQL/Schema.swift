@@ -84,6 +84,12 @@ extension SQLSession {
         try execute(table.createStatement(dialect))
     }
 
+    /// `ALTER TABLE table ADD COLUMN ...`. A `NOT NULL` column needs a default, which the rows
+    /// already stored take.
+    public func addColumn(_ column: ColumnSchema, to table: String) throws {
+        try execute(SQL(stringLiteral: "ALTER TABLE \(table) ADD COLUMN \(column.definition(dialect))"))
+    }
+
     /// `CREATE [UNIQUE] INDEX name ON table (columns) [WHERE condition]`; the condition is SQL both dialects read.
     public func createIndex(_ name: String, on table: String, columns: [String], unique: Bool = false, where condition: String? = nil) throws {
         var text = "CREATE \(unique ? "UNIQUE " : "")INDEX \(name) ON \(table) (\(columns.joined(separator: ", ")))"
