@@ -88,20 +88,40 @@ public final class NotifierStore: Sendable {
     }
 
     /// Moves `source`'s watermark over every sequence now handled without a hole.
+    ///
+    /// In one statement when the event is the next after the watermark and none above it has been
+    /// seen, as live events come: the watermark moves onto it, and with nothing seen beyond it
+    /// (every handled event has moved `last_seen_sequence` to at least its own sequence) there is
+    /// nothing further to walk over. Otherwise it walks over the handled events above it.
     private func advanceWatermark(of source: String, seen sequence: Int64, _ session: any SQLSession) throws {
-        try session.execute("INSERT INTO source_progress (source) VALUES (\(source)) ON CONFLICT (source) DO NOTHING")
         // Writing the row first holds its lock for the rest of the transaction, so notifiers
         // sharing a database move one source's watermark one at a time.
-        guard var watermark = try session.fetchValue("""
-            UPDATE source_progress SET last_seen_sequence = CASE WHEN last_seen_sequence < \(sequence) THEN \(sequence)
-                ELSE last_seen_sequence END
-            WHERE source = \(source) RETURNING last_sequence
-            """, as: Int64.self)
-        else { throw StorageFailure(location: engine.location, detail: "the source_progress row of \(source) is missing") }
+        func update() throws -> SQLRow? {
+            try session.fetchOne("""
+                UPDATE source_progress SET
+                    last_sequence = CASE WHEN last_sequence = \(sequence - 1) THEN \(sequence) ELSE last_sequence END,
+                    last_seen_sequence = CASE WHEN last_seen_sequence < \(sequence) THEN \(sequence) ELSE last_seen_sequence END
+                WHERE source = \(source) RETURNING last_sequence, last_seen_sequence
+                """)
+        }
+        var progress = try update()
+        if progress == nil {
+            // The source's first event here.
+            try session.execute("INSERT INTO source_progress (source) VALUES (\(source)) ON CONFLICT (source) DO NOTHING")
+            progress = try update()
+        }
+        guard let progress else {
+            throw StorageFailure(location: engine.location, detail: "the source_progress row of \(source) is missing")
+        }
+        let moved: Int64 = try progress["last_sequence"]
+        guard moved < (try progress["last_seen_sequence"] as Int64) else { return }
+        var watermark = moved
         while try session.exists("SELECT 1 FROM handled_event WHERE source = \(source) AND sequence = \(watermark + 1)") {
             watermark += 1
         }
-        try session.execute("UPDATE source_progress SET last_sequence = \(watermark) WHERE source = \(source)")
+        if watermark != moved {
+            try session.execute("UPDATE source_progress SET last_sequence = \(watermark) WHERE source = \(source)")
+        }
     }
 
     /// Deletes the ids of events handled before `cutoff` that their source's watermark has passed
