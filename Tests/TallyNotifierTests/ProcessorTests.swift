@@ -108,6 +108,40 @@ import Testing
         #expect(published.alerts.count == 5, "nothing new, nothing again")
     }
 
+    /// The processor keeps each source's watermark in memory between drains; an event it could
+    /// not store must not count there as handled, or the hole it leaves would go unnoticed.
+    @Test func anEventThatCouldNotBeStoredLeavesAHoleTheNextEventCatchesUpOn() throws {
+        struct BrokenForBo: AlertRule {
+            let eventType = "shopping.price_changed"
+            func alerts(for event: CloudEvent) -> [AlertDraft] {
+                let owner = event.data["owner"]?.stringValue ?? ""
+                return [AlertDraft(kind: "k", owner: owner, text: "t", data: owner == "bo" ? .number(.nan) : [:])]
+            }
+        }
+        let store = try makeStore(rules: [BrokenForBo()])
+        let feed = FakeFeed()
+        let (processor, _) = makeProcessor(store: store, feed: feed)
+        processor.receive([priceEvent(sequence: 1), priceEvent(sequence: 2, owner: "bo")])
+        #expect(feed.calls.isEmpty)
+        processor.receive(priceEvent(sequence: 3))
+        #expect(feed.calls.map(\.after) == [1], "2 was not stored: a hole before 3")
+        #expect(try store.watermark(of: "shopping") == 1)
+    }
+
+    /// Another notifier on the same database may have moved the watermark past what this one
+    /// knows: a hole is asked of the database before the feed.
+    @Test func aHoleAnotherNotifierFilledIsNotCaughtUpOn() throws {
+        let store = try makeStore()
+        let feed = FakeFeed()
+        let (first, _) = makeProcessor(store: store, feed: feed)
+        let (second, _) = makeProcessor(store: try NotifierStore(engine: store.engine), feed: feed)
+        first.receive(priceEvent(sequence: 1))
+        second.receive([2, 3].map { priceEvent(sequence: $0) })
+        first.receive(priceEvent(sequence: 4))
+        #expect(feed.calls.isEmpty, "the database had 2 and 3")
+        #expect(try store.watermark(of: "shopping") == 4)
+    }
+
     @Test func aFailingSourceIsLeftAloneForItsBackoff() throws {
         let feed = FakeFeed()
         feed.failing = ["roster"]
