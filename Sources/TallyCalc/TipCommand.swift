@@ -3,8 +3,10 @@ import TallyProtocol
 
 /// `calc.tip`: the tip, total and each person's part of a bill at one percentage.
 enum TipCommand {
+    static let keys = TipBill.keys.union(["tip_percent"])
+
     static func run(_ args: Arguments, _ context: RequestContext) throws(TallyError) -> TipResult {
-        try args.allowOnly(TipBill.keys.union(["tip_percent"]))
+        try args.allowOnly(keys)
         let bill = try TipBill(args, locale: context.locale)
         let percent = try args.percent("tip_percent", in: 0...TipBill.largestPercent)
         let charge = bill.charge(at: percent)

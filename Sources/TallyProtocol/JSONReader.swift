@@ -101,12 +101,18 @@ public struct JSONReader {
 
     private mutating func object() throws(SyntaxError) -> JSONValue {
         var members: [String: JSONValue] = [:]
+        members.reserveCapacity(8)
         try self.members { key, reader throws(SyntaxError) in
             let member = try reader.value()
-            // The first of duplicate keys wins, as in Foundation.
-            if members[key] == nil { members[key] = member }
+            // The first of duplicate keys wins, as in Foundation: kept through the subscript's
+            // in-place access, one hash of the key where a look-up and an insert took two.
+            Self.keepFirst(&members[key], member)
         }
         return .object(members)
+    }
+
+    private static func keepFirst(_ slot: inout JSONValue?, _ value: JSONValue) {
+        if slot == nil { slot = value }
     }
 
     /// An object at the reading position, each member's value read by `visit`.
