@@ -31,6 +31,18 @@ public struct JSONMembers {
         JSONNode.writeString(value, into: &out)
     }
 
+    /// A string member that is left out when nil, as `Encodable` leaves out an optional.
+    public mutating func optionalString(_ key: StaticString, _ value: String?, into out: inout [UInt8]) {
+        guard let value else { return }
+        string(key, value, into: &out)
+    }
+
+    /// Throws where `TallyJSON` throws: a number in `value` that is not finite has no JSON.
+    public mutating func value(_ key: StaticString, _ value: JSONValue, into out: inout [UInt8]) throws {
+        self.key(key, into: &out)
+        try JSONNode.write(value, into: &out)
+    }
+
     public mutating func integer(_ key: StaticString, _ value: Int64, into out: inout [UInt8]) {
         self.key(key, into: &out)
         JSONNode.writeInteger(value, into: &out)

@@ -42,6 +42,8 @@ enum JSONNode {
     case raw([UInt8])
     case object(ObjectBox)
     case array(ArrayBox)
+    /// A `JSONValue`, written as it is (`write(_:into:)`) rather than copied into boxes first.
+    case value(JSONValue)
     /// A value whose encoder is still being written to (`superEncoder`), read when the tree is written.
     case pending(NodeEncoder)
 
@@ -66,7 +68,7 @@ enum JSONNode {
         if T.self == Int.self { return .integer(Int64(unsafeBitCast(value, to: Int.self))) }
         if T.self == Bool.self { return .bool(unsafeBitCast(value, to: Bool.self)) }
         if T.self == Int64.self { return .integer(unsafeBitCast(value, to: Int64.self)) }
-        if T.self == JSONValue.self { return try JSONNode(value as! JSONValue) }
+        if T.self == JSONValue.self { return .value(value as! JSONValue) }
         if T.self == Double.self || T.self == Float.self || T.self == Date.self || T.self == Data.self || T.self == URL.self
             || T.self == Decimal.self
         {
@@ -77,22 +79,34 @@ enum JSONNode {
         return encoder.node ?? .object(ObjectBox())
     }
 
-    /// Throws where `JSONEncoder.tally` throws: a number that is not finite has no JSON.
-    init(_ value: JSONValue) throws {
+    /// Writes `value`, its objects' keys in sorted order. Throws where `JSONEncoder.tally` throws:
+    /// a number that is not finite has no JSON.
+    static func write(_ value: JSONValue, into out: inout [UInt8]) throws {
         switch value {
-        case .null: self = .null
-        case .bool(let flag): self = .bool(flag)
-        case .integer(let number): self = .integer(number)
-        case .number(let number): self = .raw(Array(try JSONEncoder.tally.encode(number)))
-        case .string(let text): self = .string(text)
+        case .null: out.append(contentsOf: "null".utf8)
+        case .bool(let flag): out.append(contentsOf: (flag ? "true" : "false").utf8)
+        case .integer(let number): writeInteger(number, into: &out)
+        case .number(let number): out.append(contentsOf: try JSONEncoder.tally.encode(number))
+        case .string(let text): writeString(text, into: &out)
         case .array(let elements):
-            let box = ArrayBox()
-            box.elements = try elements.map(JSONNode.init)
-            self = .array(box)
+            out.append(UInt8(ascii: "["))
+            for index in elements.indices {
+                if index > 0 { out.append(UInt8(ascii: ",")) }
+                try write(elements[index], into: &out)
+            }
+            out.append(UInt8(ascii: "]"))
         case .object(let members):
-            let box = ObjectBox()
-            box.members = try members.map { ($0.key, try JSONNode($0.value)) }
-            self = .object(box)
+            out.append(UInt8(ascii: "{"))
+            // Keys are unique in a dictionary; sorted as `sortMembers` sorts them.
+            var first = true
+            for member in members.sorted(by: { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }) {
+                if !first { out.append(UInt8(ascii: ",")) }
+                first = false
+                writeString(member.key, into: &out)
+                out.append(UInt8(ascii: ":"))
+                try write(member.value, into: &out)
+            }
+            out.append(UInt8(ascii: "}"))
         }
     }
 
@@ -105,6 +119,7 @@ enum JSONNode {
         case .wide(let digits): out.append(contentsOf: digits.utf8)
         case .string(let text): Self.writeString(text, into: &out)
         case .raw(let bytes): out.append(contentsOf: bytes)
+        case .value(let value): try Self.write(value, into: &out)
         case .array(let box):
             out.append(UInt8(ascii: "["))
             for (index, element) in box.elements.enumerated() {

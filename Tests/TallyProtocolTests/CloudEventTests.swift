@@ -46,6 +46,27 @@ import Testing
         }
     }
 
+    /// `encoded()` writes the members itself: held equal to `JSONEncoder.tally` on the shapes its
+    /// data and its optional members take.
+    @Test func anEventIsWrittenAsJSONEncoderWritesItWhateverItsData() throws {
+        let datas: [JSONValue] = [
+            .null, true, 0, -42, .number(4.5), .number(1e300), "", "a\"b\\c\n\u{1}é/😀\u{2028}", [], [1, "two", [3], [:]], [:],
+            ["é": 1, "z": 2, "A": 3, "_": 4, "a\"b": 5, "": 6, "aa": ["b": [.null, .number(-0.5)]], "e\u{301}": 7, "日": "x"],
+        ]
+        for data in datas {
+            for withOptionals in [false, true] {
+                var event = CloudEvent(
+                    id: "e1", source: "tally/shopping", type: "shopping.price_changed", time: "2026-11-25T10:00:00.000Z",
+                    subject: withOptionals ? "ann/7" : nil, sequence: 41, data: data, requestID: withOptionals ? "r-\u{e9}" : nil)
+                if !withOptionals { event.datacontenttype = nil }
+                #expect(event.encoded() == (try JSONEncoder.tally.encode(event)), "\(data), optionals: \(withOptionals)")
+            }
+        }
+        let notFinite = CloudEvent(id: "e1", source: "tally/x", type: "x.y", time: "t", sequence: 1, data: ["p": .number(.nan)])
+        #expect(notFinite.encoded().isEmpty)
+        #expect(throws: (any Error).self) { try JSONEncoder.tally.encode(notFinite) }
+    }
+
     @Test func theFirstFiveAreAcceptedAndTheRestRefused() {
         let accepted = Self.texts.map { (try? CloudEvent.decode(Data($0.utf8))) != nil }
         #expect(accepted == Array(repeating: true, count: 5) + Array(repeating: false, count: Self.texts.count - 5))
