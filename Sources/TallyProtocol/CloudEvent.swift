@@ -110,27 +110,19 @@ public struct CloudEvent: Codable, Sendable, Equatable {
     /// (its service publishes it, the notifier forwards it). `CloudEventTests` and the `events`
     /// fuzz target hold the two equal. Empty when `data` holds a number that is not finite.
     public func encoded() -> Data {
-        var out: [UInt8] = []
-        out.reserveCapacity(384)
         // Members in sorted key order; nil optionals left out, as `Encodable` leaves them out.
-        var members = JSONMembers()
-        out.append(UInt8(ascii: "{"))
-        do {
+        JSONMembers.object(reservingCapacity: 384) { members, out in
             try members.value("data", data, into: &out)
-        } catch {
-            return Data()
+            members.optionalString("datacontenttype", datacontenttype, into: &out)
+            members.string("id", id, into: &out)
+            members.optionalString("requestid", requestID, into: &out)
+            members.integer("sequence", sequence, into: &out)
+            members.string("source", source, into: &out)
+            members.string("specversion", specversion, into: &out)
+            members.optionalString("subject", subject, into: &out)
+            members.string("time", time, into: &out)
+            members.string("type", type, into: &out)
         }
-        members.optionalString("datacontenttype", datacontenttype, into: &out)
-        members.string("id", id, into: &out)
-        members.optionalString("requestid", requestID, into: &out)
-        members.integer("sequence", sequence, into: &out)
-        members.string("source", source, into: &out)
-        members.string("specversion", specversion, into: &out)
-        members.optionalString("subject", subject, into: &out)
-        members.string("time", time, into: &out)
-        members.string("type", type, into: &out)
-        out.append(UInt8(ascii: "}"))
-        return Data(out)
     }
 }
 

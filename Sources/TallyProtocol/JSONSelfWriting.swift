@@ -1,3 +1,5 @@
+import Foundation
+
 /// A value that writes its own JSON: byte for byte what `TallyJSON` writes from its `Encodable`
 /// form (compact, keys in sorted order), without the tree that form is collected into first.
 ///
@@ -11,11 +13,29 @@ public protocol JSONSelfWriting: Encodable {
 
 /// Writes the members of one JSON object, in the order given, which must be the keys' sorted
 /// order (as `TallyJSON` sorts them: byte by byte in UTF-8). Keys are literals that need no
-/// escaping. The caller writes the braces around them.
+/// escaping. The caller writes the braces around them, or `object` does.
 public struct JSONMembers {
     private var count = 0
 
     public init() {}
+
+    /// One object, its members written by `body`, braces included; empty if `body` throws (a
+    /// number that is not finite), where `TallyJSON` would throw.
+    public static func object(
+        reservingCapacity capacity: Int, _ body: (inout JSONMembers, inout [UInt8]) throws -> Void
+    ) -> Data {
+        var out: [UInt8] = []
+        out.reserveCapacity(capacity)
+        var members = JSONMembers()
+        out.append(UInt8(ascii: "{"))
+        do {
+            try body(&members, &out)
+        } catch {
+            return Data()
+        }
+        out.append(UInt8(ascii: "}"))
+        return Data(out)
+    }
 
     /// `"key":`, after a comma unless it is the first member; the caller writes the value.
     public mutating func key(_ key: StaticString, into out: inout [UInt8]) {

@@ -36,6 +36,16 @@ func priceEvent(
         ])
 }
 
+/// A rule whose alert for an event of owner "bo" cannot be stored (its data does not encode), so
+/// that one event of a batch fails.
+struct BrokenForBo: AlertRule {
+    let eventType = "shopping.price_changed"
+    func alerts(for event: CloudEvent) -> [AlertDraft] {
+        let owner = event.data["owner"]?.stringValue ?? ""
+        return [AlertDraft(kind: "k", owner: owner, text: "t", data: owner == "bo" ? .number(.nan) : [:])]
+    }
+}
+
 /// An event feed from a list, recording what it was asked.
 final class FakeFeed: EventFeed, @unchecked Sendable {
     var events: [String: [CloudEvent]] = [:]

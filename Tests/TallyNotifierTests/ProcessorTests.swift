@@ -111,13 +111,6 @@ import Testing
     /// The processor keeps each source's watermark in memory between drains; an event it could
     /// not store must not count there as handled, or the hole it leaves would go unnoticed.
     @Test func anEventThatCouldNotBeStoredLeavesAHoleTheNextEventCatchesUpOn() throws {
-        struct BrokenForBo: AlertRule {
-            let eventType = "shopping.price_changed"
-            func alerts(for event: CloudEvent) -> [AlertDraft] {
-                let owner = event.data["owner"]?.stringValue ?? ""
-                return [AlertDraft(kind: "k", owner: owner, text: "t", data: owner == "bo" ? .number(.nan) : [:])]
-            }
-        }
         let store = try makeStore(rules: [BrokenForBo()])
         let feed = FakeFeed()
         let (processor, _) = makeProcessor(store: store, feed: feed)

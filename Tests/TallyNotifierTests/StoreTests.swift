@@ -79,13 +79,6 @@ import Testing
     /// Events handled together share a transaction, but one whose alert cannot be stored is
     /// undone alone: the others are handled, alerted and counted in the watermark.
     @Test func eventsHandledTogetherFailAlone() throws {
-        struct BrokenForBo: AlertRule {
-            let eventType = "shopping.price_changed"
-            func alerts(for event: CloudEvent) -> [AlertDraft] {
-                let owner = event.data["owner"]?.stringValue ?? ""
-                return [AlertDraft(kind: "k", owner: owner, text: "t", data: owner == "bo" ? .number(.nan) : [:])]
-            }
-        }
         let store = try makeStore(rules: [BrokenForBo()])
         let events = [
             priceEvent(sequence: 1), priceEvent(sequence: 2, owner: "bo"), priceEvent(sequence: 3), priceEvent(sequence: 1),
