@@ -58,9 +58,58 @@ public enum Timestamp {
     }
 
     /// The milliseconds of an RFC 3339 time, with or without fractional seconds; nil if it is not one.
+    ///
+    /// The form `rfc3339(_:)` writes (`2026-03-01T09:30:00.000Z`, a valid date in years 1970 to
+    /// 9999) is read with the same arithmetic run backwards; any other text goes to Foundation's
+    /// `ISO8601FormatStyle`. Why: the notifier reads every event's time, and Foundation's parsing
+    /// was 2 % of it. `TimestampTests` holds the two equal.
     public static func milliseconds(rfc3339 text: String) -> Int64? {
+        var text = text
+        return text.withUTF8 { tallyFormMilliseconds($0) } ?? foundationMilliseconds(rfc3339: text)
+    }
+
+    /// `text` read as Foundation reads it.
+    static func foundationMilliseconds(rfc3339 text: String) -> Int64? {
         let date = (try? Date.ISO8601FormatStyle(includingFractionalSeconds: true).parse(text))
             ?? (try? Date.ISO8601FormatStyle().parse(text))
         return date.map { Int64(($0.timeIntervalSince1970 * 1000).rounded()) }
+    }
+
+    /// The milliseconds of exactly `YYYY-MM-DDTHH:MM:SS.mmmZ` naming a real time from 1970 on;
+    /// nil for anything else, which Foundation then reads (or refuses) as it always did.
+    private static func tallyFormMilliseconds(_ bytes: UnsafeBufferPointer<UInt8>) -> Int64? {
+        guard bytes.count == 24, bytes[4] == UInt8(ascii: "-"), bytes[7] == UInt8(ascii: "-"), bytes[10] == UInt8(ascii: "T"),
+            bytes[13] == UInt8(ascii: ":"), bytes[16] == UInt8(ascii: ":"), bytes[19] == UInt8(ascii: "."), bytes[23] == UInt8(ascii: "Z")
+        else { return nil }
+        func number(_ offset: Int, _ digits: Int) -> Int64? {
+            var value: Int64 = 0
+            for index in offset..<offset + digits {
+                let digit = bytes[index] &- UInt8(ascii: "0")
+                guard digit < 10 else { return nil }
+                value = value * 10 + Int64(digit)
+            }
+            return value
+        }
+        guard let year = number(0, 4), let month = number(5, 2), let day = number(8, 2), let hour = number(11, 2),
+            let minute = number(14, 2), let second = number(17, 2), let millisecond = number(20, 3),
+            year >= 1970, (1...12).contains(month), day >= 1, day <= daysIn(month: month, year: year),
+            hour < 24, minute < 60, second < 60
+        else { return nil }
+        // days_from_civil (Howard Hinnant), the inverse of `rfc3339(_:)`'s civil_from_days.
+        let marchYear = month <= 2 ? year - 1 : year
+        let era = marchYear / 400
+        let yearOfEra = marchYear - era * 400
+        let dayOfYear = (153 * (month > 2 ? month - 3 : month + 9) + 2) / 5 + day - 1  // from March 1
+        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
+        let days = era * 146_097 + dayOfEra - 719_468  // since 1970-01-01
+        return ((days * 24 + hour) * 60 + minute) * 60_000 + second * 1000 + millisecond
+    }
+
+    private static func daysIn(month: Int64, year: Int64) -> Int64 {
+        switch month {
+        case 2: year % 4 == 0 && (year % 100 != 0 || year % 400 == 0) ? 29 : 28
+        case 4, 6, 9, 11: 30
+        default: 31
+        }
     }
 }

@@ -27,6 +27,36 @@ import Testing
         #expect(disagreeing.isEmpty, "\(disagreeing.prefix(5).map { ($0, Timestamp.rfc3339($0), Timestamp.foundationRFC3339($0)) })")
     }
 
+    /// Tally's own form is read back to the milliseconds it was written from, as Foundation reads
+    /// it; every other form, and every text that is not a time, is still Foundation's to read.
+    @Test func readingAgreesWithFoundation() {
+        var times: [Int64] = [0, 1, 999, 1000, 86_399_999, 86_400_000, Timestamp.firstFiveDigitYear - 1]
+        for year in [1970, 1971, 1972, 1999, 2000, 2001, 2024, 2100, 2400, 9999] {
+            for month in 1...12 {
+                let start = Self.milliseconds(year: year, month: month)
+                times += [start - 1, start, start + 1]
+            }
+        }
+        var generator = SystemRandomNumberGenerator()
+        times += (0..<5000).map { _ in Int64.random(in: 0..<Timestamp.firstFiveDigitYear, using: &generator) }
+        let misread = times.filter { $0 >= 0 && Timestamp.milliseconds(rfc3339: Timestamp.rfc3339($0)) != $0 }
+        #expect(misread.isEmpty, "\(misread.prefix(5).map { ($0, Timestamp.rfc3339($0), Timestamp.milliseconds(rfc3339: Timestamp.rfc3339($0)) as Any) })")
+        let foundationDisagrees = times.filter { $0 >= 0 && Timestamp.foundationMilliseconds(rfc3339: Timestamp.rfc3339($0)) != $0 }
+        #expect(foundationDisagrees.isEmpty, "\(foundationDisagrees.prefix(5))")
+
+        let others = [
+            "2026-03-01T09:30:00Z", "2026-03-01T09:30:00.5Z", "2026-03-01T09:30:00.000+01:00", "1969-12-31T23:59:59.999Z",
+            "2026-02-29T00:00:00.000Z", "2024-02-30T00:00:00.000Z", "2026-04-31T00:00:00.000Z", "2026-13-01T00:00:00.000Z",
+            "2026-00-01T00:00:00.000Z", "2026-01-00T00:00:00.000Z", "2026-01-01T24:00:00.000Z", "2026-01-01T00:60:00.000Z",
+            "2026-01-01T00:00:60.000Z", "2026-01-01 00:00:00.000Z", "2026-01-01T00:00:00.000z", "2026-01-01T00:00:0a.000Z",
+            "+026-01-01T00:00:00.000Z", "2026-01-01T00:00:00.0000", "", "not a time", "2026-01-01T00:00:00.000Z ",
+        ]
+        for text in others {
+            #expect(Timestamp.milliseconds(rfc3339: text) == Timestamp.foundationMilliseconds(rfc3339: text), "\(text)")
+        }
+        #expect(Timestamp.milliseconds(rfc3339: "2024-02-29T12:00:00.250Z") == 1_709_208_000_250)
+    }
+
     /// Milliseconds at the start of a month (days counted the long way, independent of the code under test).
     private static func milliseconds(year: Int, month: Int) -> Int64 {
         func isLeap(_ year: Int) -> Bool { year % 4 == 0 && (year % 100 != 0 || year % 400 == 0) }

@@ -69,17 +69,32 @@ enum EventOutbox {
 
     /// A random (version 4) UUID, lowercased: an event's id. Not `UUID()`, which on Linux opens,
     /// reads and closes `/dev/urandom` for each one: three system calls per event inside the
-    /// commit, where the system generator takes one or none.
+    /// commit, where the system generator takes one or none. Written as hex here, not through
+    /// `uuidString.lowercased()`, which was 1.6 % of a writing worker.
     static func randomID() -> String {
         var generator = SystemRandomNumberGenerator()
-        var uuid: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
-        withUnsafeMutableBytes(of: &uuid) { bytes in
-            bytes.storeBytes(of: generator.next() as UInt64, toByteOffset: 0, as: UInt64.self)
-            bytes.storeBytes(of: generator.next() as UInt64, toByteOffset: 8, as: UInt64.self)
+        var uuid: (UInt64, UInt64) = (generator.next(), generator.next())
+        return withUnsafeMutableBytes(of: &uuid) { bytes in
             bytes[6] = bytes[6] & 0x0F | 0x40  // version 4: random
             bytes[8] = bytes[8] & 0x3F | 0x80  // the RFC 4122 variant
+            return String(unsafeUninitializedCapacity: 36) { text in
+                var count = 0
+                for (index, byte) in bytes.enumerated() {
+                    if index == 4 || index == 6 || index == 8 || index == 10 {
+                        text[count] = UInt8(ascii: "-")
+                        count += 1
+                    }
+                    text[count] = hexDigit(byte >> 4)
+                    text[count + 1] = hexDigit(byte & 0x0F)
+                    count += 2
+                }
+                return count
+            }
         }
-        return UUID(uuid: uuid).uuidString.lowercased()
+    }
+
+    private static func hexDigit(_ value: UInt8) -> UInt8 {
+        value < 10 ? UInt8(ascii: "0") + value : UInt8(ascii: "a") + value - 10
     }
 
     /// Events after `sequence`, oldest first, at most `limit`.
