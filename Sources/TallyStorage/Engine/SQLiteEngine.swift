@@ -25,8 +25,18 @@ public final class SQLiteEngine: StorageEngine {
     private let inUse: Int32
     private let checkpointer: WALCheckpointer
 
-    /// Opens (creating if needed) `<directory>/<name>.sqlite`.
-    public init(directory: String, name: String, busyTimeout: Duration = .seconds(10)) throws {
+    /// Pages the write-ahead log may hold before a checkpoint has it started again (see
+    /// `WALCheckpointer`): 512 MiB at SQLite's 4 KiB pages.
+    public static let defaultLogRestartPages = 131_072
+    /// Bytes a write-ahead log file is trimmed to when its log starts again.
+    static let logFileLimit = 512 << 20
+
+    /// Opens (creating if needed) `<directory>/<name>.sqlite`. `logRestartPages`: how large the
+    /// write-ahead log may grow before a checkpoint has it started again (see `WALCheckpointer`).
+    public init(
+        directory: String, name: String, busyTimeout: Duration = .seconds(10),
+        logRestartPages: Int = defaultLogRestartPages
+    ) throws {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         path = URL(fileURLWithPath: directory).appendingPathComponent("\(name).sqlite").path
         inUse = try Self.lockFile(path + ".in-use", exclusive: false, wait: true)!
@@ -37,6 +47,9 @@ public final class SQLiteEngine: StorageEngine {
         configuration.prepareDatabase { db in
             // Checkpoints run on a thread of their own (`WALCheckpointer`), never inside a commit.
             try db.execute(sql: "PRAGMA wal_autocheckpoint = 0")
+            // A log file grown past this (one from before the checkpointer started the log
+            // again) is trimmed back to it when the log next starts again.
+            try db.execute(sql: "PRAGMA journal_size_limit = \(Self.logFileLimit)")
             // The writer's temporary data in memory: a group commit's savepoints keep the pages
             // they change in a statement journal, which SQLite spills to a temporary file past
             // 64 KiB: a file created, written, deleted and evicted on every batch. In memory it is
@@ -47,7 +60,7 @@ public final class SQLiteEngine: StorageEngine {
         let path = path
         do {
             pool = try Self.withFileLock(path + ".migrate-lock") { try DatabasePool(path: path, configuration: configuration) }
-            checkpointer = try WALCheckpointer(path: path, configuration: configuration)
+            checkpointer = try WALCheckpointer(path: path, configuration: configuration, restartPages: logRestartPages)
         } catch let error as DatabaseError {
             throw StorageFailure(location: "sqlite:\(path)", detail: "cannot open: \(error)")
         }

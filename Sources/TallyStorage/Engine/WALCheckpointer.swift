@@ -18,20 +18,43 @@ import GRDB
 /// It checkpoints once `commitsPerCheckpoint` commits have been noted, or a second after the last
 /// checkpoint when any commit was; several processes on one file each run one, and a checkpoint
 /// that finds another running skips its turn.
+///
+/// Under steady writes a PASSIVE checkpoint alone lets the log grow without bound: writers append
+/// while it copies and syncs, so the log is never found wholly copied, which is when SQLite starts
+/// it again from the top (under `tally-bench`, 150 to 320 MB per service within seconds). A pause
+/// in the writing longer than a checkpoint (tens of milliseconds) lets it start again; steady load
+/// without one does not. So once the log holds `restartPages`, the passive checkpoint is followed
+/// by a RESTART one: it copies what the passive one left and syncs, holding writers off meanwhile
+/// (10 to 20 ms on a quiet disk here, 30 to 90 under `tally-bench`'s load), and has the next
+/// writer start the log from the top. Why so many pages before it (512 MiB by default): each
+/// restart holds every writer off that long; at 16 MiB they came several times a second under
+/// load and put event → alert's p99 at 60 to 90 ms. It waits at most `restartWait` for the writer
+/// and for readers of the old log, and otherwise leaves it for its next turn.
 final class WALCheckpointer: @unchecked Sendable {
     /// Commits after which a checkpoint is due without waiting for the second to pass.
     static let commitsPerCheckpoint = 200
+    /// How long a restarting checkpoint waits for the writer and for readers of the old log. It
+    /// holds new writers off while it waits, so it is short.
+    static let restartWait: Duration = .milliseconds(250)
 
     private let database: DatabaseQueue
+    /// Pages in the log from which a checkpoint has it started again.
+    private let restartPages: Int
     private let condition = NSCondition()
     private var commits = 0
     private var stopped = false
     private let finished = DispatchSemaphore(value: 0)
 
-    init(path: String, configuration: Configuration) throws {
+    init(path: String, configuration: Configuration, restartPages: Int) throws {
+        self.restartPages = restartPages
         var configuration = configuration
         configuration.label = "\(configuration.label ?? "database") checkpoints"
         database = try DatabaseQueue(path: path, configuration: configuration)
+        // Opened with the engine's busy timeout; from now on only a RESTART checkpoint waits
+        // (PASSIVE never does), and for no longer than `restartWait`.
+        let wait = Self.restartWait.components
+        let waitMilliseconds = wait.seconds * 1000 + wait.attoseconds / 1_000_000_000_000_000
+        try database.writeWithoutTransaction { try $0.execute(sql: "PRAGMA busy_timeout = \(waitMilliseconds)") }
         let thread = Thread { [self] in run() }
         thread.name = configuration.label
         thread.start()
@@ -71,7 +94,12 @@ final class WALCheckpointer: @unchecked Sendable {
 
     private func checkpoint() {
         // PASSIVE never waits on a lock; a busy database (another process checkpointing) or a
-        // failure leaves the log for the next turn, and readers and writers are unaffected.
-        _ = try? database.writeWithoutTransaction { db in try db.checkpoint(.passive) }
+        // failure leaves the log for the next turn, and readers and writers are unaffected. The
+        // frame counts it returns are of the log as it found it, not of what was added meanwhile.
+        guard let (logFrames, _) = try? database.writeWithoutTransaction({ db in try db.checkpoint(.passive) }),
+            logFrames >= restartPages
+        else { return }
+        // A failure (busy past `restartWait`) leaves the log for the next turn.
+        _ = try? database.writeWithoutTransaction { db in try db.checkpoint(.restart) }
     }
 }
