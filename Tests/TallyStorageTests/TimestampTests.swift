@@ -14,15 +14,7 @@ import Testing
     /// The calendar arithmetic agrees with Foundation's formatting: on the edges of days, months,
     /// years and centuries, and on times drawn at random from the whole range.
     @Test func theArithmeticAgreesWithFoundation() {
-        var times: [Int64] = [0, 999, 1000, 86_399_999, 86_400_000, Timestamp.firstFiveDigitYear - 1]
-        for year in [1970, 1971, 1972, 1999, 2000, 2001, 2024, 2100, 2400, 9999] {
-            for month in 1...12 {
-                let start = Self.milliseconds(year: year, month: month)
-                times += [start - 1, start, start + 1]
-            }
-        }
-        var generator = SystemRandomNumberGenerator()
-        times += (0..<5000).map { _ in Int64.random(in: 0..<Timestamp.firstFiveDigitYear, using: &generator) }
+        let times = Self.sampleTimes()
         let disagreeing = times.filter { $0 >= 0 && Timestamp.rfc3339($0) != Timestamp.foundationRFC3339($0) }
         #expect(disagreeing.isEmpty, "\(disagreeing.prefix(5).map { ($0, Timestamp.rfc3339($0), Timestamp.foundationRFC3339($0)) })")
     }
@@ -30,15 +22,7 @@ import Testing
     /// Tally's own form is read back to the milliseconds it was written from, as Foundation reads
     /// it; every other form, and every text that is not a time, is still Foundation's to read.
     @Test func readingAgreesWithFoundation() {
-        var times: [Int64] = [0, 1, 999, 1000, 86_399_999, 86_400_000, Timestamp.firstFiveDigitYear - 1]
-        for year in [1970, 1971, 1972, 1999, 2000, 2001, 2024, 2100, 2400, 9999] {
-            for month in 1...12 {
-                let start = Self.milliseconds(year: year, month: month)
-                times += [start - 1, start, start + 1]
-            }
-        }
-        var generator = SystemRandomNumberGenerator()
-        times += (0..<5000).map { _ in Int64.random(in: 0..<Timestamp.firstFiveDigitYear, using: &generator) }
+        let times = Self.sampleTimes()
         let misread = times.filter { $0 >= 0 && Timestamp.milliseconds(rfc3339: Timestamp.rfc3339($0)) != $0 }
         #expect(misread.isEmpty, "\(misread.prefix(5).map { ($0, Timestamp.rfc3339($0), Timestamp.milliseconds(rfc3339: Timestamp.rfc3339($0)) as Any) })")
         let foundationDisagrees = times.filter { $0 >= 0 && Timestamp.foundationMilliseconds(rfc3339: Timestamp.rfc3339($0)) != $0 }
@@ -55,6 +39,21 @@ import Testing
             #expect(Timestamp.milliseconds(rfc3339: text) == Timestamp.foundationMilliseconds(rfc3339: text), "\(text)")
         }
         #expect(Timestamp.milliseconds(rfc3339: "2024-02-29T12:00:00.250Z") == 1_709_208_000_250)
+    }
+
+    /// The edges of days, months, years and centuries (a millisecond either side of each month's
+    /// start), and times drawn at random from the whole range, all from 1970 to 9999.
+    private static func sampleTimes() -> [Int64] {
+        var times: [Int64] = [0, 1, 999, 1000, 86_399_999, 86_400_000, Timestamp.firstFiveDigitYear - 1]
+        for year in [1970, 1971, 1972, 1999, 2000, 2001, 2024, 2100, 2400, 9999] {
+            for month in 1...12 {
+                let start = milliseconds(year: year, month: month)
+                times += [start - 1, start, start + 1]
+            }
+        }
+        var generator = SystemRandomNumberGenerator()
+        times += (0..<5000).map { _ in Int64.random(in: 0..<Timestamp.firstFiveDigitYear, using: &generator) }
+        return times
     }
 
     /// Milliseconds at the start of a month (days counted the long way, independent of the code under test).
