@@ -6,11 +6,12 @@ import TallyProtocol
 import TallyStorage
 import TallyTesting
 
-/// A fresh data directory in the temporary directory.
+/// A fresh data directory in the temporary directory, removed when the test process exits (not
+/// sooner: stores on it keep its files open, and the databases named by it live as long).
 func temporaryDataDirectory() throws -> String {
-    let url = FileManager.default.temporaryDirectory.appendingPathComponent("tally-currency-\(UUID().uuidString.prefix(8))")
-    try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    return url.path
+    let path = TemporaryDirectory.untilExit(prefix: "tally-currency")
+    try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    return path
 }
 
 /// The currency store in `directory` (`currency.sqlite`, or the PostgreSQL database made for

@@ -49,11 +49,8 @@ final class RecordedLog: LogHandler, @unchecked Sendable {
         set { metadata[key] = newValue }
     }
 
-    func log(
-        level: Logger.Level, message: Logger.Message, metadata: Logger.Metadata?, source: String, file: String,
-        function: String, line: UInt
-    ) {
-        entries.withLock { $0.append((level, "\(message)")) }
+    func log(event: LogEvent) {
+        entries.withLock { $0.append((event.level, "\(event.message)")) }
     }
 
     func messages(at level: Logger.Level) -> [String] {

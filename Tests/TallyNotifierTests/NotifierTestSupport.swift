@@ -14,8 +14,7 @@ func makeStore(rules: [any AlertRule] = AlertRules.all) throws -> NotifierStore 
 /// PostgreSQL database when `TALLY_TEST_DATABASE` says so. Its `engine()` opens it again, as
 /// another notifier process (or a restart) does. `kind` is `.sqlite` for a test about SQLite's own file.
 func makeDatabase(kind: TestDatabase.Kind = TestDatabase.kind) throws -> TestDatabase {
-    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("notifier-test-\(UUID().uuidString.prefix(8))")
-    return try TestDatabase(kind: kind, name: "notifier", directory: directory.path)
+    try TestDatabase(kind: kind, name: "notifier", directory: TemporaryDirectory.untilExit(prefix: "notifier-test"))
 }
 
 /// An engine on a fresh, empty notifier database.
