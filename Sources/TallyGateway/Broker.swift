@@ -179,7 +179,7 @@ final class Broker {
                 .unavailable, "the gateway is shutting down; retry shortly, or through another gateway"))
             return
         }
-        guard services[service] != nil else {
+        guard let serviceRecord = services[service] else {
             let known = services.keys.sorted().joined(separator: ", ")
             answer(address, id: envelopeID, TallyError(
                 .unimplemented, "there is no service '\(service)'; this gateway serves \(known), system and mmi",
@@ -189,10 +189,10 @@ final class Broker {
         /// Answers `resource_exhausted` at once, counted as an error of the service and the command.
         func refuse(_ message: String) {
             answer(address, id: envelopeID, TallyError(.resourceExhausted, message))
-            services[service]!.record(error: true)
+            serviceRecord.record(error: true)
             metrics.command(command, of: service).record(outcome: ErrorCode.resourceExhausted.rawValue, duration: nil)
         }
-        guard services[service]!.queue.count < configuration.maximumQueueDepth else {
+        guard serviceRecord.queue.count < configuration.maximumQueueDepth else {
             refuse("\(configuration.maximumQueueDepth) \(service) requests are already waiting for a worker; retry later")
             return
         }
@@ -208,8 +208,8 @@ final class Broker {
         nextRequestID += 1
         requests[request.id] = request
         deadlines.insert(request: request.id, deadline: request.deadline, timeout: timeout)
-        services[service]!.queue.append(request.id)
-        dispatch(service)
+        serviceRecord.queue.append(request.id)
+        dispatch(serviceRecord)
     }
 
     // MARK: Workers
@@ -249,15 +249,18 @@ final class Broker {
                 _ = transport.sendToWorker([identity] + Majordomo.BrokerMessage.disconnect.frames)
                 return
             }
-            workers[identity] = WorkerRecord(identity: identity, service: service, capacity: capacity, expiry: now + configuration.workerExpiry)
-            services[service, default: ServiceRecord(name: service, now: now)].liveWorkers += 1
-            services[service]!.members.append(identity)
-            metrics.service(service).liveWorkers.record(services[service]!.liveWorkers)
-            logger.info("worker joined", metadata: ["service": "\(service)", "workers": "\(services[service]!.liveWorkers)"])
-            dispatch(service)
+            let worker = WorkerRecord(identity: identity, service: service, capacity: capacity, expiry: now + configuration.workerExpiry)
+            workers[identity] = worker
+            let serviceRecord = services[service] ?? ServiceRecord(name: service, now: now)
+            services[service] = serviceRecord
+            serviceRecord.liveWorkers += 1
+            serviceRecord.members.append(worker)
+            metrics.service(service).liveWorkers.record(serviceRecord.liveWorkers)
+            logger.info("worker joined", metadata: ["service": "\(service)", "workers": "\(serviceRecord.liveWorkers)"])
+            dispatch(serviceRecord)
             // Acknowledge at once (any broker message says "registered"), so the worker can report
             // itself ready now instead of at the next heartbeat.
-            if workers[identity]?.held.isEmpty == true {
+            if workers[identity] === worker && worker.held.isEmpty {
                 _ = transport.sendToWorker([identity] + Majordomo.BrokerMessage.heartbeat.frames)
             }
         case .reply(let client, let body):
@@ -270,12 +273,13 @@ final class Broker {
                 removeWorker(identity, reason: "sent a REPLY for a request it does not hold", notify: true)
                 return
             }
-            workers[identity]!.held.remove(at: index)
+            worker.held.remove(at: index)
+            let serviceRecord = services[worker.service]!
             if let request = forget(holding) {
                 deliver(request.client.frames(body), to: request.client.identity)
                 let handling = now - (request.dispatchedAt ?? now)
                 let isError = request.repliesAreTallyJSON && (body.first.map(Broker.isErrorReply) ?? true)
-                services[worker.service]!.record(served: handling, error: isError)
+                serviceRecord.record(served: handling, error: isError)
                 metrics.command(request.command, of: request.service).record(
                     outcome: isError ? "error" : "ok", duration: now - request.acceptedAt)
                 logger.debug(
@@ -283,7 +287,7 @@ final class Broker {
             } else {
                 logger.debug("dropped a reply for a request already answered", metadata: ["service": "\(worker.service)"])
             }
-            dispatch(worker.service)
+            dispatch(serviceRecord)
         case .heartbeat:
             if workers[identity] == nil {
                 // A worker we do not know (we restarted, or expired it): make it reconnect and READY again.
@@ -294,49 +298,49 @@ final class Broker {
         }
     }
 
-    /// Sends queued requests of `serviceName` to its workers with room for one: the least loaded
+    /// Sends queued requests of `service` to its workers with room for one: the least loaded
     /// first, and of those the one that has waited longest.
-    private func dispatch(_ serviceName: String) {
+    private func dispatch(_ service: ServiceRecord) {
         let now = clock.now
-        defer { if let depth = services[serviceName]?.queue.count { metrics.service(serviceName).queueDepth.record(depth) } }
-        while let requestID = services[serviceName]?.queue.first {
-            guard let body = requests[requestID]?.body else {
-                services[serviceName]!.queue.removeFirst()  // answered already (deadline)
+        defer { metrics.service(service.name).queueDepth.record(service.queue.count) }
+        while let requestID = service.queue.first {
+            guard let index = requests.index(forKey: requestID) else {
+                service.queue.removeFirst()  // answered already (deadline)
                 continue
             }
-            guard let identity = leastLoadedWorker(of: serviceName) else { return }
+            guard let worker = leastLoadedWorker(of: service) else { return }
+            let body = requests.values[index].body
             var frames: [Data] = []
             frames.reserveCapacity(6 + body.count)
-            frames.append(identity)
+            frames.append(worker.identity)
             frames.append(contentsOf: Majordomo.BrokerMessage.requestHeader)
             frames.append(PendingRequest.token(requestID))
             frames.append(Data())
             frames.append(contentsOf: body)
             guard transport.sendToWorker(frames) == .sent else {
-                removeWorker(identity, reason: "unreachable", notify: false)
+                removeWorker(worker.identity, reason: "unreachable", notify: false)
                 continue
             }
-            services[serviceName]!.queue.removeFirst()
-            requests[requestID]!.worker = identity
-            requests[requestID]!.dispatchedAt = now
-            requests[requestID]!.attempts += 1
-            workers[identity]!.held.append(requestID)
+            service.queue.removeFirst()
+            requests.values[index].worker = worker.identity
+            requests.values[index].dispatchedAt = now
+            requests.values[index].attempts += 1
+            worker.held.append(requestID)
             dispatches += 1
-            workers[identity]!.lastDispatch = dispatches
+            worker.lastDispatch = dispatches
         }
     }
 
-    /// The worker of `serviceName` with room for another request that holds the fewest, and of
+    /// The worker of `service` with room for another request that holds the fewest, and of
     /// those the one given a request longest ago; nil when every one is full.
-    private func leastLoadedWorker(of serviceName: String) -> Data? {
-        var best: (identity: Data, held: Int, lastDispatch: UInt64)?
-        for identity in services[serviceName]!.members {
-            guard let worker = workers[identity], worker.held.count < worker.capacity else { continue }
-            if let current = best, (current.held, current.lastDispatch) <= (worker.held.count, worker.lastDispatch) { continue }
-            best = (identity, worker.held.count, worker.lastDispatch)
+    private func leastLoadedWorker(of service: ServiceRecord) -> WorkerRecord? {
+        var best: WorkerRecord?
+        for worker in service.members where worker.hasRoom {
+            if let current = best, (current.held.count, current.lastDispatch) <= (worker.held.count, worker.lastDispatch) { continue }
+            best = worker
             if worker.held.isEmpty && worker.lastDispatch == 0 { break }  // new and idle: none is better
         }
-        return best?.identity
+        return best
     }
 
     /// Forgets a worker. A request it held goes to another worker when safe, else is answered
@@ -344,9 +348,10 @@ final class Broker {
     private func removeWorker(_ identity: Data, reason: String, notify: Bool) {
         guard let worker = workers.removeValue(forKey: identity) else { return }
         if notify { _ = transport.sendToWorker([identity] + Majordomo.BrokerMessage.disconnect.frames) }
-        services[worker.service]!.liveWorkers -= 1
-        services[worker.service]!.members.removeAll { $0 == identity }
-        metrics.service(worker.service).liveWorkers.record(services[worker.service]!.liveWorkers)
+        let service = services[worker.service]!
+        service.liveWorkers -= 1
+        service.members.removeAll { $0 === worker }
+        metrics.service(worker.service).liveWorkers.record(service.liveWorkers)
         logger.info("worker left", metadata: ["service": "\(worker.service)", "reason": "\(reason)"])
         // Put back in their original order, ahead of everything queued since.
         for requestID in worker.held.reversed() {
@@ -359,7 +364,7 @@ final class Broker {
                     metadata: ["command": "\(request.label)", "request_id": "\(request.envelopeID ?? "")"])
                 metrics.service(worker.service).redispatches.increment()
                 requests[requestID] = request
-                services[worker.service]!.queue.prepend(requestID)
+                service.queue.prepend(requestID)
             } else {
                 forget(requestID)
                 let why =
@@ -373,7 +378,7 @@ final class Broker {
                 fail(request, TallyError(.unavailable, why))
             }
         }
-        dispatch(worker.service)
+        dispatch(service)
     }
 
     // MARK: Timers
@@ -397,9 +402,10 @@ final class Broker {
             let ms = request.timeout.roundedMilliseconds
             metrics.service(request.service).deadlineExpiries.increment()
             if request.worker == nil {
-                services[request.service]!.queue.removeAll { $0 == request.id }
-                metrics.service(request.service).queueDepth.record(services[request.service]!.queue.count)
-                let live = services[request.service]!.liveWorkers
+                let service = services[request.service]!
+                service.queue.removeAll { $0 == request.id }
+                metrics.service(request.service).queueDepth.record(service.queue.count)
+                let live = service.liveWorkers
                 fail(request, live == 0
                     ? TallyError(.unavailable, "no \(request.service) worker is connected; none became available within \(ms) ms")
                     : TallyError(.deadlineExceeded, "all \(live) \(request.service) workers stayed busy for \(ms) ms"))
@@ -417,7 +423,7 @@ final class Broker {
             removeWorker(identity, reason: "unreachable", notify: false)
         }
         // The latency windows move on here, once per heartbeat, rather than per request.
-        for name in Array(services.keys) { services[name]!.recent.advance(to: now) }
+        for service in services.values { service.recent.advance(to: now) }
         heartbeatAt = now + configuration.heartbeatInterval
     }
 
@@ -540,7 +546,7 @@ final class Broker {
 }
 
 extension ServiceRecord {
-    mutating func record(served handling: Duration, error: Bool) {
+    func record(served handling: Duration, error: Bool) {
         served += 1
         handled += 1
         handlingTime += handling
@@ -548,7 +554,7 @@ extension ServiceRecord {
         if error { errors += 1 }
     }
 
-    mutating func record(error: Bool) {
+    func record(error: Bool) {
         if error { errors += 1 }
     }
 }
