@@ -42,8 +42,9 @@ struct PendingRequest {
 /// A registered worker.
 ///
 /// A class, as `ServiceRecord` is: the broker's one thread finds it once per message and changes
-/// it in place. As a struct in a dictionary, every read copied it whole (retaining each field)
-/// and every change looked it up again, which profiles showed in a tenth of the broker's time.
+/// it in place. As structs in dictionaries, every read of either copied it whole (retaining each
+/// field) and every change looked it up again: about a seventh of the gateway's socket thread
+/// under load (`docs/performance.md`).
 final class WorkerRecord {
     let identity: Data
     let service: String
@@ -67,7 +68,8 @@ final class WorkerRecord {
     var hasRoom: Bool { held.count < capacity }
 }
 
-/// A service: its workers, its queue, and its counters for `system.services`.
+/// A service: its workers, its queue, and its counters for `system.services`. A class, for the
+/// reason `WorkerRecord` gives.
 final class ServiceRecord {
     let name: String
     /// Its registered workers, in the order they arrived.
