@@ -51,7 +51,7 @@ import Testing
             #expect(early.error?.code == .unavailable, "\(early)")
             #expect(early.error?.message.hasPrefix("the currency data is still loading (") == true, "\(early)")
 
-            FileManager.default.createFile(atPath: gate, contents: nil)
+            #expect(FileManager.default.createFile(atPath: gate, contents: nil), "the loader's gate file could not be made")
             try await waitForCurrencyData(stack)
             let later = try await client.call("currency.search", ["query": "yen"])
             #expect(codes(later).first == "JPY", "\(later)")
