@@ -253,7 +253,6 @@ final class Broker {
             workers[identity] = worker
             let serviceRecord = services[service] ?? ServiceRecord(name: service, now: now)
             services[service] = serviceRecord
-            serviceRecord.liveWorkers += 1
             serviceRecord.members.append(worker)
             metrics.service(service).liveWorkers.record(serviceRecord.liveWorkers)
             logger.info("worker joined", metadata: ["service": "\(service)", "workers": "\(serviceRecord.liveWorkers)"])
@@ -349,7 +348,6 @@ final class Broker {
         guard let worker = workers.removeValue(forKey: identity) else { return }
         if notify { _ = transport.sendToWorker([identity] + Majordomo.BrokerMessage.disconnect.frames) }
         let service = services[worker.service]!
-        service.liveWorkers -= 1
         service.members.removeAll { $0 === worker }
         metrics.service(worker.service).liveWorkers.record(service.liveWorkers)
         logger.info("worker left", metadata: ["service": "\(worker.service)", "reason": "\(reason)"])

@@ -74,8 +74,9 @@ final class ServiceRecord {
     let name: String
     /// Its registered workers, in the order they arrived.
     var members: [WorkerRecord] = []
+    /// Registered and heartbeating: every member, since an expired or departed worker is removed.
+    var liveWorkers: Int { members.count }
     var queue: Deque<UInt64> = []
-    var liveWorkers = 0
     var served = 0
     var errors = 0
     var handlingTime: Duration = .zero
