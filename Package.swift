@@ -165,6 +165,8 @@ let package = Package(
         ]),
 
         .testTarget(name: "TallyProtocolTests", dependencies: ["TallyProtocol", "TallyTesting"]),
+        // The broker's parts on their own; the gateway as a whole is tested through real sockets.
+        .testTarget(name: "TallyGatewayTests", dependencies: ["TallyGateway"]),
         .testTarget(name: "TallyObservabilityTests", dependencies: [
             "TallyObservability", .product(name: "Logging", package: "swift-log"),
         ]),

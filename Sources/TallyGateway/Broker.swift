@@ -394,6 +394,7 @@ final class Broker {
     /// retries held replies.
     func tick() {
         if !held.isEmpty { flushHeldReplies() }
+        deadlines.dropAnswered { requests[$0] != nil }
         let now = clock.now
         while let due = deadlines.popDue(now) {
             guard let request = forget(due) else { continue }

@@ -9,8 +9,8 @@ import HeapModule
 /// heads: O(1) a request, where one heap of every request cost O(log n) to insert and again to
 /// remove. Past `bucketLimit` distinct timeouts, the rest share a heap.
 ///
-/// Entries stay until they fall due, whether or not their request has been answered: the broker
-/// skips those it no longer holds.
+/// An answered request's entry leaves when it reaches the front of its queue (`dropAnswered`) or
+/// falls due, whichever is first; the broker skips due entries of requests it no longer holds.
 struct DeadlineQueue {
     /// A few timeouts, each with its entries in acceptance order; found by a linear search, which
     /// for so few beats hashing a `Duration`.
@@ -27,6 +27,24 @@ struct DeadlineQueue {
         } else {
             overflow.insert(entry)
         }
+    }
+
+    /// Entries held, answered or not.
+    var count: Int { buckets.reduce(overflow.count) { $0 + $1.entries.count } }
+
+    /// Drops the entries at the front of each queue whose request has been answered (`isPending`
+    /// is false), up to the first still pending. Requests of one timeout are mostly answered in the
+    /// order they came, so the queues stay near the requests in flight. Left until due, entries
+    /// held every request of the last timeout: at 70,000 requests a second and the default 5 s, 11
+    /// MB of the gateway's memory. One lookup an entry, which falling due cost too.
+    mutating func dropAnswered(isPending: (UInt64) -> Bool) {
+        for index in buckets.indices.reversed() {
+            while let first = buckets[index].entries.first, !isPending(first.request) {
+                buckets[index].entries.removeFirst()
+            }
+            if buckets[index].entries.isEmpty { buckets.remove(at: index) }
+        }
+        while let first = overflow.min, !isPending(first.request) { overflow.removeMin() }
     }
 
     var soonest: ContinuousClock.Instant? {
