@@ -68,13 +68,10 @@ import Testing
             key: "change-1")
         let service = try identity.call("identity.issue_service_token", ["name": "notifier"], as: admin, key: "issue-1")
 
-        let secrets = [
-            password, newPassword, login["refresh_token"], login["access_token"], refreshed["refresh_token"], refreshed["access_token"],
-            service["service_token"],
-        ].compactMap { value -> String? in
-            if let text = value as? String { return text }
-            return (value as? JSONValue)?.stringValue
-        }
+        let issued = [
+            login["refresh_token"], login["access_token"], refreshed["refresh_token"], refreshed["access_token"], service["service_token"],
+        ]
+        let secrets = [password, newPassword] + issued.compactMap { $0?.stringValue }
         #expect(secrets.count == 7)
         let stored = try identity.storedBytes()
         // The search below means something only if the service's data is in what it reads.
