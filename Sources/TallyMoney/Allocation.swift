@@ -7,8 +7,14 @@
 /// within one unit of its exact share.
 public enum Allocation {
     /// Splits `total` into `count` parts as equal as whole units allow; earlier parts get the extra units.
+    ///
+    /// What `split(_:proportionalTo:)` gives for equal weights (every remainder ties, so the lower
+    /// indices get the units left over), in closed form: every tip of every split is one of these.
     public static func split(_ total: Int128, equally count: Int) -> [Int128] {
-        split(total, proportionalTo: Array(repeating: 1, count: count))
+        precondition(count > 0, "there must be at least one part")
+        precondition(total >= 0, "only non-negative totals are allocated")
+        let (share, leftover) = total.quotientAndRemainder(dividingBy: Int128(count))
+        return (0..<count).map { $0 < leftover ? share + 1 : share }
     }
 
     /// Splits `total` in proportion to non-negative integer `weights`; all-zero weights split equally.

@@ -9,7 +9,8 @@ extension Arguments {
     /// when absent) for the currency of the region in the request's `locale`.
     public func currency(_ key: String = "currency", locale: String?) throws(TallyError) -> Currency {
         let text = try optionalString(key) ?? "auto"
-        guard text.lowercased() == "auto" else {
+        // Any code has three letters: only a four-letter text is worth lowercasing (which allocates).
+        guard text.utf8.count == 4, text.lowercased() == "auto" else {
             guard let currency = Currency.lookup(text) else {
                 if let retired = CurrencyData.embedded.entry(text), retired.retired {
                     throw .invalidArgument(
@@ -53,8 +54,8 @@ extension Arguments {
         try amount(text: decimalText(value, field: field), in: currency, field: field, name: name)
     }
 
-    private static func amount(text: String, in currency: Currency, field: String, name: String) throws(TallyError) -> Int128 {
-        try reading(name, field: field, example: example(in: currency), places: "\(currency.code) amounts") { () throws(DecimalTextError) in
+    private static func amount(text: String, in currency: Currency, field: @autoclosure () -> String, name: String) throws(TallyError) -> Int128 {
+        try reading(name, field: field(), example: example(in: currency), places: "\(currency.code) amounts") { () throws(DecimalTextError) in
             try currency.parseAmount(text)
         }
     }
@@ -76,12 +77,12 @@ extension Arguments {
         try percent(text: decimalText(value, field: field), in: range, field: field, name: name)
     }
 
-    private static func percent(text: String, in range: ClosedRange<Int64>, field: String, name: String) throws(TallyError) -> Percent {
-        let percent = try reading(name, field: field, example: "\"18\" or \"8.875\"", places: "percentages") { () throws(DecimalTextError) in
+    private static func percent(text: String, in range: ClosedRange<Int64>, field: @autoclosure () -> String, name: String) throws(TallyError) -> Percent {
+        let percent = try reading(name, field: field(), example: "\"18\" or \"8.875\"", places: "percentages") { () throws(DecimalTextError) in
             try Percent(parsing: text)
         }
         guard Percent(whole: range.lowerBound) <= percent, percent <= Percent(whole: range.upperBound) else {
-            throw .invalidArgument("\(name) must be from \(range.lowerBound) to \(range.upperBound) percent", field: field)
+            throw .invalidArgument("\(name) must be from \(range.lowerBound) to \(range.upperBound) percent", field: field())
         }
         return percent
     }
@@ -96,9 +97,10 @@ extension Arguments {
 
     // MARK: Messages
 
-    /// Runs a parse and turns its failure into an error a person can act on.
+    /// Runs a parse and turns its failure into an error a person can act on. The texts of the
+    /// message are made only for an error: every amount of every request passes through here.
     private static func reading<Value>(
-        _ name: String, field: String, example: String, places: String,
+        _ name: String, field: @autoclosure () -> String, example: @autoclosure () -> String, places: @autoclosure () -> String,
         _ parse: () throws(DecimalTextError) -> Value
     ) throws(TallyError) -> Value {
         do {
@@ -107,15 +109,15 @@ extension Arguments {
             switch error {
             case .malformed:
                 throw .invalidArgument(
-                    "\(name) must be a non-negative decimal such as \(example): digits with an optional point and more digits, no sign, exponent, spaces or thousands separators",
-                    field: field)
+                    "\(name) must be a non-negative decimal such as \(example()): digits with an optional point and more digits, no sign, exponent, spaces or thousands separators",
+                    field: field())
             case .tooManyFractionDigits(let found, let allowed):
                 let rule = allowed == 0 ? "are whole numbers" : "have at most \(allowed) decimal places"
-                throw .invalidArgument("\(name) is over-precise: \(places) \(rule), and it has \(found)", field: field)
+                throw .invalidArgument("\(name) is over-precise: \(places()) \(rule), and it has \(found)", field: field())
             case .tooLarge:
                 throw .invalidArgument(
                     "\(name) is an absurd magnitude: at most \(DecimalText.maxIntegerDigits) digits before the decimal point",
-                    field: field)
+                    field: field())
             }
         }
     }

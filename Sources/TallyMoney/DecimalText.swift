@@ -17,10 +17,16 @@ public enum DecimalText {
     /// rounding: `"1.234"` is not a dollar amount.
     public static func parse(_ text: String, scale: Int) throws(DecimalTextError) -> Int128 {
         precondition((0...maxScale).contains(scale), "scale must be 0 to \(maxScale)")
-        let bytes = Array(text.utf8)
+        // Read in place: every amount and percentage of every request comes through here, and a
+        // copy of the text into an array would be an allocation each.
+        var text = text
+        return try text.withUTF8 { bytes in Result { () throws(DecimalTextError) in try parse(bytes, scale: scale) } }.get()
+    }
+
+    private static func parse(_ bytes: UnsafeBufferPointer<UInt8>, scale: Int) throws(DecimalTextError) -> Int128 {
         let point = bytes.firstIndex(of: UInt8(ascii: "."))
         let integerDigits = bytes[..<(point ?? bytes.endIndex)]
-        let fractionDigits = point.map { bytes[($0 + 1)...] } ?? []
+        let fractionDigits = point.map { bytes[($0 + 1)...] } ?? bytes[bytes.endIndex...]
         guard !integerDigits.isEmpty, integerDigits.allSatisfy(isDigit),
             point == nil || (!fractionDigits.isEmpty && fractionDigits.allSatisfy(isDigit))
         else { throw .malformed }
@@ -31,10 +37,11 @@ public enum DecimalText {
             throw .tooManyFractionDigits(found: fractionDigits.count, allowed: scale)
         }
 
-        var value: Int128 = 0
-        for digit in significant { value = value * 10 + Int128(digit - UInt8(ascii: "0")) }
-        for digit in fractionDigits { value = value * 10 + Int128(digit - UInt8(ascii: "0")) }
-        return value * powerOfTen(scale - fractionDigits.count)
+        // At most 12 + 4 digits: 64 bits hold them.
+        var value: Int64 = 0
+        for digit in significant { value = value * 10 + Int64(digit - UInt8(ascii: "0")) }
+        for digit in fractionDigits { value = value * 10 + Int64(digit - UInt8(ascii: "0")) }
+        return Int128(value) * powerOfTen(scale - fractionDigits.count)
     }
 
     /// Writes a count of 10^-`scale` with exactly `scale` fraction digits: 1512 at scale 2 is `15.12`.

@@ -62,8 +62,8 @@ public struct Arguments: Sendable {
 
     /// A decimal written as a JSON string ("12.50") or a JSON integer (12). A JSON number with a
     /// fraction is refused: it has already been through binary floating point and may not be exact.
-    public func decimalText(_ key: String, example: String = "\"12.50\"") throws(TallyError) -> String {
-        guard let value = try optionalDecimalText(key) else { throw missing(key, "a decimal string such as \(example)") }
+    public func decimalText(_ key: String, example: @autoclosure () -> String = "\"12.50\"") throws(TallyError) -> String {
+        guard let value = try optionalDecimalText(key) else { throw missing(key, "a decimal string such as \(example())") }
         return value
     }
 
@@ -72,16 +72,18 @@ public struct Arguments: Sendable {
         return try Arguments.decimalText(value, field: field(key))
     }
 
-    public static func decimalText(_ value: JSONValue, field: String) throws(TallyError) -> String {
+    /// `field` is made only for an error.
+    public static func decimalText(_ value: JSONValue, field: @autoclosure () -> String) throws(TallyError) -> String {
         switch value {
         case .string(let text): return text
         case .integer(let number): return String(number)
         case .number:
+            let field = field()
             throw .invalidArgument(
                 "\(field.split(separator: ".").last ?? "") must be a decimal string such as \"12.50\"; JSON numbers with a fraction are not exact",
                 field: field)
         default:
-            throw .invalidArgument("must be a decimal string such as \"12.50\", not \(value.typeName)", field: field)
+            throw .invalidArgument("must be a decimal string such as \"12.50\", not \(value.typeName)", field: field())
         }
     }
 
@@ -99,9 +101,10 @@ public struct Arguments: Sendable {
         return try Arguments.integer(value, in: range, field: field(key), name: key)
     }
 
-    public static func integer(_ value: JSONValue, in range: ClosedRange<Int>, field: String, name: String) throws(TallyError) -> Int {
+    /// `field` is made only for an error.
+    public static func integer(_ value: JSONValue, in range: ClosedRange<Int>, field: @autoclosure () -> String, name: String) throws(TallyError) -> Int {
         guard case .integer(let number) = value, number >= range.lowerBound, number <= range.upperBound else {
-            throw .invalidArgument("\(name) must be a whole number from \(range.lowerBound) to \(range.upperBound)", field: field)
+            throw .invalidArgument("\(name) must be a whole number from \(range.lowerBound) to \(range.upperBound)", field: field())
         }
         return Int(number)
     }

@@ -43,7 +43,8 @@ public struct JSONMembers {
         count += 1
         out.append(UInt8(ascii: "\""))
         out.append(contentsOf: UnsafeBufferPointer(start: key.utf8Start, count: key.utf8CodeUnitCount))
-        out.append(contentsOf: [UInt8(ascii: "\""), UInt8(ascii: ":")])
+        out.append(UInt8(ascii: "\""))
+        out.append(UInt8(ascii: ":"))
     }
 
     public mutating func string(_ key: StaticString, _ value: String, into out: inout [UInt8]) {

@@ -11,6 +11,16 @@ import TallyMoney
         #expect(Allocation.split(7, equally: 1) == [7])
     }
 
+    @Test func equalSplitsAreProportionalSplitsOfEqualWeights() {
+        // The equal split is computed in closed form; it must be the largest-remainder split it stands for.
+        var generator = SystemRandomNumberGenerator()
+        for count in 1...12 {
+            for total in [Int128(0), 1, 99, 100, 101, 9_912, 99_999_999_999_999, Int128.random(in: 0...1_000_000_000, using: &generator)] {
+                #expect(Allocation.split(total, equally: count) == Allocation.split(total, proportionalTo: Array(repeating: 1, count: count)))
+            }
+        }
+    }
+
     @Test func proportionalSplitsUseLargestRemainders() {
         // Exact shares 2.5, 3.5, 4: the one unit left goes to the larger remainder, a tie to the lower index.
         #expect(Allocation.split(10, proportionalTo: [5, 7, 8]) == [3, 3, 4])
