@@ -47,6 +47,8 @@ final class Broker {
     /// Services whose 7/MDP requests carry a Tally JSON envelope: the catalog's and the gateway's.
     private let tallyServices: Set<String>
     private let metrics: GatewayMetrics
+    /// `configuration.workerExpiry`, worked out once: every worker message moves an expiry by it.
+    private let workerExpiry: Duration
 
     /// How often held replies are tried again while a client's queue stays full.
     static let heldReplyRetry = Duration.milliseconds(1)
@@ -60,7 +62,10 @@ final class Broker {
         held = HeldReplies(limit: configuration.maximumHeldReplies)
         tallyServices = configuration.catalog.workerServices.union(CommandCatalog.gatewayServices)
         metrics = GatewayMetrics(catalog: configuration.catalog)
-        for name in configuration.catalog.workerServices { services[name] = ServiceRecord(name: name, now: startedAt) }
+        workerExpiry = configuration.workerExpiry
+        for name in configuration.catalog.workerServices {
+            services[name] = ServiceRecord(name: name, now: startedAt, metrics: metrics.service(name))
+        }
     }
 
     // MARK: Clients
@@ -209,7 +214,7 @@ final class Broker {
         requests[request.id] = request
         deadlines.insert(request: request.id, deadline: request.deadline, timeout: timeout)
         serviceRecord.queue.append(request.id)
-        dispatch(serviceRecord)
+        dispatch(serviceRecord, now: request.acceptedAt)
     }
 
     // MARK: Workers
@@ -230,10 +235,11 @@ final class Broker {
             return
         }
         let now = clock.now
-        workers[identity]?.expiry = now + configuration.workerExpiry
+        let known = workers[identity]
+        known?.expiry = now + workerExpiry
         switch message {
         case .ready(let service, let capacity):
-            guard workers[identity] == nil else {
+            guard known == nil else {
                 removeWorker(identity, reason: "sent READY twice", notify: true)
                 return
             }
@@ -249,21 +255,21 @@ final class Broker {
                 _ = transport.sendToWorker([identity] + Majordomo.BrokerMessage.disconnect.frames)
                 return
             }
-            let worker = WorkerRecord(identity: identity, service: service, capacity: capacity, expiry: now + configuration.workerExpiry)
+            let worker = WorkerRecord(identity: identity, service: service, capacity: capacity, expiry: now + workerExpiry)
             workers[identity] = worker
-            let serviceRecord = services[service] ?? ServiceRecord(name: service, now: now)
+            let serviceRecord = services[service] ?? ServiceRecord(name: service, now: now, metrics: metrics.service(service))
             services[service] = serviceRecord
             serviceRecord.members.append(worker)
-            metrics.service(service).liveWorkers.record(serviceRecord.liveWorkers)
+            serviceRecord.metrics.liveWorkers.record(serviceRecord.liveWorkers)
             logger.info("worker joined", metadata: ["service": "\(service)", "workers": "\(serviceRecord.liveWorkers)"])
-            dispatch(serviceRecord)
+            dispatch(serviceRecord, now: now)
             // Acknowledge at once (any broker message says "registered"), so the worker can report
             // itself ready now instead of at the next heartbeat.
             if workers[identity] === worker && worker.held.isEmpty {
                 _ = transport.sendToWorker([identity] + Majordomo.BrokerMessage.heartbeat.frames)
             }
         case .reply(let client, let body):
-            guard let worker = workers[identity] else {
+            guard let worker = known else {
                 _ = transport.sendToWorker([identity] + Majordomo.BrokerMessage.disconnect.frames)
                 return
             }
@@ -286,9 +292,9 @@ final class Broker {
             } else {
                 logger.debug("dropped a reply for a request already answered", metadata: ["service": "\(worker.service)"])
             }
-            dispatch(serviceRecord)
+            dispatch(serviceRecord, now: now)
         case .heartbeat:
-            if workers[identity] == nil {
+            if known == nil {
                 // A worker we do not know (we restarted, or expired it): make it reconnect and READY again.
                 _ = transport.sendToWorker([identity] + Majordomo.BrokerMessage.disconnect.frames)
             }
@@ -299,16 +305,16 @@ final class Broker {
 
     /// Sends queued requests of `service` to its workers with room for one: the least loaded
     /// first, and of those the one that has waited longest.
-    private func dispatch(_ service: ServiceRecord) {
-        let now = clock.now
-        defer { metrics.service(service.name).queueDepth.record(service.queue.count) }
+    private func dispatch(_ service: ServiceRecord, now: ContinuousClock.Instant? = nil) {
+        let now = now ?? clock.now
+        defer { service.metrics.queueDepth.record(service.queue.count) }
         while let requestID = service.queue.first {
-            guard let index = requests.index(forKey: requestID) else {
+            guard let request = requests[requestID] else {
                 service.queue.removeFirst()  // answered already (deadline)
                 continue
             }
             guard let worker = leastLoadedWorker(of: service) else { return }
-            let body = requests.values[index].body
+            let body = request.body
             var frames: [Data] = []
             frames.reserveCapacity(6 + body.count)
             frames.append(worker.identity)
@@ -321,9 +327,9 @@ final class Broker {
                 continue
             }
             service.queue.removeFirst()
-            requests.values[index].worker = worker.identity
-            requests.values[index].dispatchedAt = now
-            requests.values[index].attempts += 1
+            request.worker = worker.identity
+            request.dispatchedAt = now
+            request.attempts += 1
             worker.held.append(requestID)
             dispatches += 1
             worker.lastDispatch = dispatches
@@ -349,19 +355,18 @@ final class Broker {
         if notify { _ = transport.sendToWorker([identity] + Majordomo.BrokerMessage.disconnect.frames) }
         let service = services[worker.service]!
         service.members.removeAll { $0 === worker }
-        metrics.service(worker.service).liveWorkers.record(service.liveWorkers)
+        service.metrics.liveWorkers.record(service.liveWorkers)
         logger.info("worker left", metadata: ["service": "\(worker.service)", "reason": "\(reason)"])
         // Put back in their original order, ahead of everything queued since.
         for requestID in worker.held.reversed() {
-            guard var request = requests[requestID] else { continue }
+            guard let request = requests[requestID] else { continue }
             request.worker = nil
             request.dispatchedAt = nil
             if request.retrySafe && request.attempts < configuration.maximumAttempts {
                 logger.warning(
                     "re-dispatching a request whose worker left",
                     metadata: ["command": "\(request.label)", "request_id": "\(request.envelopeID ?? "")"])
-                metrics.service(worker.service).redispatches.increment()
-                requests[requestID] = request
+                service.metrics.redispatches.increment()
                 service.queue.prepend(requestID)
             } else {
                 forget(requestID)

@@ -2,7 +2,11 @@ import DequeModule
 import Foundation
 
 /// A request the gateway has accepted and not yet answered.
-struct PendingRequest {
+///
+/// A class, as `WorkerRecord` is: held in the broker's table from its acceptance to its answer and
+/// read there on every message about it; as a struct every such read (even `requests[id] != nil`)
+/// copied it whole, retaining and releasing each of its fields, about 6 % of the socket thread.
+final class PendingRequest {
     let id: UInt64
     let client: ClientAddress
     /// The envelope's `id`, echoed in replies the gateway writes itself (Tally requests only).
@@ -21,6 +25,21 @@ struct PendingRequest {
     var worker: Data?
     var dispatchedAt: ContinuousClock.Instant?
     var attempts = 0
+
+    init(
+        id: UInt64, client: ClientAddress, envelopeID: String?, command: String?, service: String, body: ArraySlice<Data>,
+        acceptedAt: ContinuousClock.Instant, timeout: Duration, retrySafe: Bool
+    ) {
+        self.id = id
+        self.client = client
+        self.envelopeID = envelopeID
+        self.command = command
+        self.service = service
+        self.body = body
+        self.acceptedAt = acceptedAt
+        self.timeout = timeout
+        self.retrySafe = retrySafe
+    }
 
     var deadline: ContinuousClock.Instant { acceptedAt + timeout }
 
@@ -83,10 +102,13 @@ final class ServiceRecord {
     var handled = 0
     /// Handling times of the last minute or so, for percentiles.
     var recent: RecentLatency
+    /// Its gauges and counters, kept here so a dispatch does not look them up by name.
+    let metrics: ServiceMetrics
 
-    init(name: String, now: ContinuousClock.Instant) {
+    init(name: String, now: ContinuousClock.Instant, metrics: ServiceMetrics) {
         self.name = name
         recent = RecentLatency(now: now)
+        self.metrics = metrics
     }
 
     var meanHandlingMilliseconds: Double {
