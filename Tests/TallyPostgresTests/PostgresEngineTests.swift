@@ -255,7 +255,7 @@ struct PostgresEngineTests {
             configuration.schema = schema
             let engine = PostgresEngine(configuration: configuration)
             try engine.migrate([Self.values])
-            try engine.write { try $0.execute("INSERT INTO value (label) VALUES (\(schema))") }
+            _ = try engine.write { try $0.execute("INSERT INTO value (label) VALUES (\(schema))") }
             engines.append(engine)
         }
         for (engine, schema) in zip(engines, ["accounts", "shopping"]) {
