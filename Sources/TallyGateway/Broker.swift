@@ -305,8 +305,8 @@ final class Broker {
 
     /// Sends queued requests of `service` to its workers with room for one: the least loaded
     /// first, and of those the one that has waited longest.
-    private func dispatch(_ service: ServiceRecord, now: ContinuousClock.Instant? = nil) {
-        let now = now ?? clock.now
+    /// `now` is the time its caller read, so one message reads the clock once.
+    private func dispatch(_ service: ServiceRecord, now: ContinuousClock.Instant) {
         defer { service.metrics.queueDepth.record(service.queue.count) }
         while let requestID = service.queue.first {
             guard let request = requests[requestID] else {
@@ -381,7 +381,7 @@ final class Broker {
                 fail(request, TallyError(.unavailable, why))
             }
         }
-        dispatch(service)
+        dispatch(service, now: clock.now)
     }
 
     // MARK: Timers

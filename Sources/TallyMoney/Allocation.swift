@@ -9,7 +9,7 @@ public enum Allocation {
     /// Splits `total` into `count` parts as equal as whole units allow; earlier parts get the extra units.
     ///
     /// What `split(_:proportionalTo:)` gives for equal weights (every remainder ties, so the lower
-    /// indices get the units left over), in closed form: every tip of every split is one of these.
+    /// indices get the units left over), in closed form: each `calc.tip` makes two of these.
     public static func split(_ total: Int128, equally count: Int) -> [Int128] {
         precondition(count > 0, "there must be at least one part")
         precondition(total >= 0, "only non-negative totals are allocated")
