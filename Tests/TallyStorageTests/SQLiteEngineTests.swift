@@ -75,8 +75,10 @@ import Testing
         }
         largest = max(largest, logSize())
         #expect(try engine.write { try $0.fetchValue("PRAGMA journal_size_limit", as: Int.self) } == 512 << 20)
-        // A restart may wait a turn or two behind the writer.
-        #expect(largest < 100 << 20, "the log file reached \(largest >> 20) MiB")
+        // Without the restart the log holds every page written: 188 MiB. With it, a restart can
+        // wait several turns behind this tight loop when the checkpoint thread is short of a core
+        // (109 MiB once, under the whole suite on two cores), so the bound sits between the two.
+        #expect(largest < 150 << 20, "the log file reached \(largest >> 20) MiB")
     }
 
     /// The writer keeps its temporary data (a shared transaction's statement journal) in memory,
