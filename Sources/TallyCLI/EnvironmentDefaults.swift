@@ -1,4 +1,5 @@
 import Foundation
+import TallyLifecycle
 
 /// Defaults that an environment variable can override, so containers and systemd units configure
 /// Tally without flags. A flag given on the command line wins over both.
@@ -35,6 +36,7 @@ enum EnvironmentDefaults {
     static var logLevel: String { string("TALLY_LOG_LEVEL", "info") }
     static var logFormat: ProcessOptions.LogFormat { ProcessOptions.LogFormat(rawValue: string("TALLY_LOG_FORMAT", "text")) ?? .text }
     static var metricsAddress: String { string("TALLY_METRICS_ADDRESS", "off") }
+    static var cpuScheduling: CPUScheduling { CPUScheduling(rawValue: string("TALLY_CPU_SCHEDULING", "batch")) ?? .batch }
     /// MDP workers (threads) per worker process: one per core.
     static var concurrency: Int { int("TALLY_WORKER_CONCURRENCY", ProcessInfo.processInfo.activeProcessorCount) }
     static var capacity: Int { int("TALLY_WORKER_CAPACITY", 16) }

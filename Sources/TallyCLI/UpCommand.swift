@@ -48,11 +48,12 @@ struct UpCommand: AsyncParsableCommand {
         try FileManager.default.createDirectory(atPath: dataDir, withIntermediateDirectories: true)
         let data = try database.location(dataDirectory: dataDir)
         try UpBootstrap(dataDirectory: dataDir, data: data, passwordHashing: passwordHashing.parameters, logger: logger).run(admin: admin ?? EnvironmentDefaults.adminUser)
-        // Children share the log settings; none serves metrics (they would all want one port):
+        // Children share the log and scheduling settings; none serves metrics (they would all want one port):
         // run the processes apart (compose, systemd) to scrape each, or give `tally up` itself
         // --metrics for its /ready, which says when every child is ready.
         let shared = heartbeat.arguments + [
             "--log-level", process.logLevel, "--log-format", process.logFormat.rawValue, "--metrics", "off",
+            "--cpu-scheduling", process.cpuScheduling.rawValue,
         ]
         var children = [ChildSpec(name: "gateway", arguments: ["gateway", "--frontend", frontend, "--backend", backend] + shared)]
         for service in ServiceCatalog.all {
