@@ -10,7 +10,7 @@ import Glibc
 /// threads in a row (a socket thread, libzmq's I/O threads, the peer process's), and with
 /// preemption each wake-up switches at once and finds one message; without it, each finds several,
 /// and the machine does less switching per request. On a 2-core machine the stack's processes
-/// answered `calc.tip` about 8 % faster this way, with the same single-request latency
+/// answered `calc.tip` 5 to 8 % faster this way, with the same single-request latency
 /// (`docs/performance.md`). `normal` leaves the threads as they started, for a host where Tally's
 /// wake-ups should preempt other work.
 public enum CPUScheduling: String, Sendable, CaseIterable {
