@@ -1,3 +1,4 @@
+import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -60,21 +61,14 @@ public enum CPUScheduling: String, Sendable, CaseIterable {
     }
 
     #if os(Linux)
-    /// `SCHED_OTHER` and `SCHED_BATCH` from `<sched.h>`, which Swift's Glibc module leaves out
-    /// (they are behind `_GNU_SOURCE`).
-    static let linuxNormalPolicy: Int32 = 0
+    static let linuxNormalPolicy = SCHED_OTHER
+    /// `SCHED_BATCH` from `<sched.h>`, which Swift's Glibc module leaves out (it is behind `_GNU_SOURCE`).
     static let linuxBatchPolicy: Int32 = 3
 
     /// This process's threads, from `/proc/self/task`.
     static func threadIDs() -> [pid_t] {
-        guard let directory = opendir("/proc/self/task") else { return [getpid()] }
-        defer { closedir(directory) }
-        var threads: [pid_t] = []
-        while let entry = readdir(directory) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-            if let thread = pid_t(name) { threads.append(thread) }
-        }
-        return threads
+        let threads = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task"))?.compactMap { pid_t($0) } ?? []
+        return threads.isEmpty ? [getpid()] : threads
     }
     #endif
 }
