@@ -6,7 +6,7 @@ import TallyWorker
 /// default), and the word list of the screens that edit them.
 ///
 /// Every command is the signed-in caller's (`access: .user`): the accounts it reads and changes
-/// are the caller's own, kept under their user id (`Owner.caller`); another person's account is
+/// are the caller's own, kept under their user id (the handler's `caller`); another person's account is
 /// as absent as a deleted one.
 ///
 /// Every command runs in one transaction of the service's store, which every worker process of

@@ -6,8 +6,8 @@ import TallyStorage
 enum CreateCommand {
     static let keys: Set<String> = ["name", "currency", "starting_balance", "is_default"]
 
-    static func run(_ args: Arguments, _ context: RequestContext, _ store: AccountStore) throws -> StoredResult {
-        let owner = try Owner.caller(args, context)
+    static func run(_ args: Arguments, _ caller: Caller, _ context: RequestContext, _ store: AccountStore) throws -> StoredResult {
+        let owner = caller.userID
         try args.allowOnly(keys)
         guard let name = try AccountName.read(args) else {
             throw try store.emptyNameOrBalance(field: args.field("name"), locale: context.locale)

@@ -7,8 +7,8 @@ enum ListCommand {
     static let defaultLimit = 50
     static let largestLimit = 100
 
-    static func run(_ args: Arguments, _ context: RequestContext, _ store: AccountStore) throws -> AccountPage {
-        let owner = try Owner.caller(args, context)
+    static func run(_ args: Arguments, _ caller: Caller, _ context: RequestContext, _ store: AccountStore) throws -> AccountPage {
+        let owner = caller.userID
         try args.allowOnly(["limit", "cursor"])
         let limit = try args.optionalInteger("limit", in: 1...largestLimit) ?? defaultLimit
         let after = try args.optionalString("cursor").map { cursor throws(TallyError) in

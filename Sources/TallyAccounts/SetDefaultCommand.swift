@@ -3,8 +3,8 @@ import TallyStorage
 
 /// `accounts.set_default`: makes one account the owner's default, and no other.
 enum SetDefaultCommand {
-    static func run(_ args: Arguments, _ context: RequestContext, _ store: AccountStore) throws -> StoredResult {
-        let owner = try Owner.caller(args, context)
+    static func run(_ args: Arguments, _ caller: Caller, _ context: RequestContext, _ store: AccountStore) throws -> StoredResult {
+        let owner = caller.userID
         try args.allowOnly(["id"])
         let id = try AccountID.read(args)
         return try store.change(args, context, owner: owner) { session, now in

@@ -2,8 +2,7 @@ import TallyProtocol
 
 /// `accounts.strings`: the word list of the add-account and currency-picker screens in one language.
 enum StringsCommand {
-    static func run(_ args: Arguments, _ context: RequestContext, _ store: AccountStore) throws -> WordListResult {
-        _ = try Owner.caller(args, context)
+    static func run(_ args: Arguments, _ caller: Caller, _ context: RequestContext, _ store: AccountStore) throws -> WordListResult {
         try args.allowOnly(["locale"])
         let language = Language(locale: try args.optionalString("locale") ?? context.locale)
         let strings = try store.store.read { session in

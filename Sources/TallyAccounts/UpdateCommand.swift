@@ -7,8 +7,8 @@ import TallyStorage
 enum UpdateCommand {
     static let changeable = ["currency", "is_default", "name", "starting_balance"]
 
-    static func run(_ args: Arguments, _ context: RequestContext, _ store: AccountStore) throws -> StoredResult {
-        let owner = try Owner.caller(args, context)
+    static func run(_ args: Arguments, _ caller: Caller, _ context: RequestContext, _ store: AccountStore) throws -> StoredResult {
+        let owner = caller.userID
         try args.allowOnly(Set(changeable + ["id"]))
         let id = try AccountID.read(args)
         guard changeable.contains(where: args.has) else {

@@ -5,9 +5,8 @@ import TallyStorage
 /// ends (their refresh tokens stop working), so whoever knew the old password is out once their
 /// last access token expires; the person logs in again with the new password.
 enum ChangePasswordCommand {
-    static func run(_ args: Arguments, _ context: RequestContext, _ identity: IdentityResources) throws -> StoredResult {
+    static func run(_ args: Arguments, _ caller: Caller, _ context: RequestContext, _ identity: IdentityResources) throws -> StoredResult {
         try args.allowOnly(["current_password", "new_password"])
-        let caller = try context.requireCaller()
         let current = try Password.read(args, "current_password")
         let new = try Password.readNew(args, "new_password")
         guard new != current else {

@@ -2,12 +2,12 @@ import TallyProtocol
 import TallyStorage
 
 /// `identity.logout`: ends the caller's session (or, with `all_sessions`, every login of theirs),
-/// so its refresh tokens stop working at once. Access tokens already issued stay valid until they
-/// expire: workers check them without asking the identity service (docs/security.md).
+/// so its refresh tokens stop working at once, and identity's privileged commands refuse its access
+/// tokens at once (`SessionAuthority`). Other services accept those until they expire: they check
+/// tokens without asking the identity service (docs/security.md).
 enum LogoutCommand {
-    static func run(_ args: Arguments, _ context: RequestContext, _ identity: IdentityResources) throws -> StoredResult {
+    static func run(_ args: Arguments, _ caller: Caller, _ context: RequestContext, _ identity: IdentityResources) throws -> StoredResult {
         try args.allowOnly(["all_sessions"])
-        let caller = try context.requireCaller()
         let all = try args.optionalBool("all_sessions") ?? false
         guard all || caller.sessionID != nil else {
             throw TallyError(.unauthenticated, "this token names no session to end; log in again", field: "token")

@@ -2,19 +2,20 @@ import TallyProtocol
 import TallyStorage
 
 /// `identity.grant_role` and `identity.revoke_role`: an admin gives or takes a role. The change
-/// shows in the user's next access token (at their next refresh or login); tokens issued before
-/// keep the roles they name until they expire.
+/// shows in the user's next access token (at their next refresh or login); at other services,
+/// tokens issued before keep the roles they name until they expire, while identity's privileged
+/// commands read the roles as they are now (`SessionAuthority`).
 enum RoleCommands {
-    static func grant(_ args: Arguments, _ context: RequestContext, _ identity: IdentityResources) throws -> StoredResult {
-        let (admin, username, role) = try read(args, context)
+    static func grant(_ args: Arguments, _ admin: Caller, _ context: RequestContext, _ identity: IdentityResources) throws -> StoredResult {
+        let (username, role) = try read(args)
         return try identity.store.store.change(ChangeRequest(context, args, owner: username)) { change in
             let user = try find(username, change.session, field: args.field("username"))
             return try IdentityStore.grant([role], to: user, &change, by: admin.userID).result
         }
     }
 
-    static func revoke(_ args: Arguments, _ context: RequestContext, _ identity: IdentityResources) throws -> StoredResult {
-        let (admin, username, role) = try read(args, context)
+    static func revoke(_ args: Arguments, _ admin: Caller, _ context: RequestContext, _ identity: IdentityResources) throws -> StoredResult {
+        let (username, role) = try read(args)
         return try identity.store.store.change(ChangeRequest(context, args, owner: username)) { change in
             let user = try find(username, change.session, field: args.field("username"))
             if role == RoleName.admin, user.roles.contains(role), try UserRecord.count(holding: role, change.session) == 1 {
@@ -28,9 +29,9 @@ enum RoleCommands {
         }
     }
 
-    private static func read(_ args: Arguments, _ context: RequestContext) throws -> (Caller, String, String) {
+    private static func read(_ args: Arguments) throws -> (String, String) {
         try args.allowOnly(["username", "role"])
-        return (try context.requireCaller(), try Username.read(args), try RoleName.read(args))
+        return (try Username.read(args), try RoleName.read(args))
     }
 
     private static func find(_ username: String, _ session: any SQLSession, field: String) throws -> UserRecord {

@@ -9,9 +9,8 @@ import TallyStorage
 enum ServiceTokenCommands {
     /// `identity.issue_service_token`: a new token for the service account `name` (made, with
     /// `roles`, default `service`, if it does not exist). The token is in the reply only.
-    static func issue(_ args: Arguments, _ context: RequestContext, _ identity: IdentityResources) throws -> IssuedServiceToken {
+    static func issue(_ args: Arguments, _ admin: Caller, _ context: RequestContext, _ identity: IdentityResources) throws -> IssuedServiceToken {
         try args.allowOnly(["name", "roles"])
-        let admin = try context.requireCaller()
         let name = try Username.check(try args.string("name", example: "\"notifier\""), field: args.field("name"))
         let roles = try readRoles(args)
         return try identity.store.issueServiceToken(command: context.command, name: name, roles: roles, by: admin.userID)
@@ -19,9 +18,8 @@ enum ServiceTokenCommands {
 
     /// `identity.revoke_service_token`: ends the service account's service sessions (or the one
     /// `session_id` names), so their tokens no longer trade for access tokens.
-    static func revoke(_ args: Arguments, _ context: RequestContext, _ identity: IdentityResources) throws -> StoredResult {
+    static func revoke(_ args: Arguments, _ admin: Caller, _ context: RequestContext, _ identity: IdentityResources) throws -> StoredResult {
         try args.allowOnly(["name", "session_id"])
-        _ = try context.requireCaller()
         let name = try Username.check(try args.string("name", example: "\"notifier\""), field: args.field("name"))
         let only = try args.optionalString("session_id")
         return try identity.store.store.change(ChangeRequest(context, args, owner: name)) { change in

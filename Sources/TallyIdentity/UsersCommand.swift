@@ -5,7 +5,7 @@ enum UsersCommand {
     static let defaultLimit = 100
     static let largestLimit = 500
 
-    static func run(_ args: Arguments, _ context: RequestContext, _ identity: IdentityResources) throws -> UserPage {
+    static func run(_ args: Arguments, _ caller: Caller, _ context: RequestContext, _ identity: IdentityResources) throws -> UserPage {
         try args.allowOnly(["after", "limit"])
         let after = try args.optionalInteger("after", in: 0...Int.max) ?? 0
         let limit = try args.optionalInteger("limit", in: 1...largestLimit) ?? defaultLimit

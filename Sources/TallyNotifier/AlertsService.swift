@@ -17,7 +17,7 @@ public struct AlertsService: ServiceHandler {
     public static let table = CommandTable<NotifierStore>("alerts") { table in
         table.query("alerts.list", access: .user, "Your stored alerts after a sequence, by kind, a page at a time.", AlertsService.list)
         table.query(
-            "alerts.status", access: .open, "How far the notifier has handled each service's events, and the last alert.",
+            "alerts.status", "How far the notifier has handled each service's events, and the last alert.",
             AlertsService.status)
     }
 
@@ -34,8 +34,8 @@ public struct AlertsService: ServiceHandler {
 
     /// `alerts.list`: the caller's alerts after a sequence, oldest first, optionally of one kind, a
     /// page at a time; an admin's `all_owners` lists everyone's.
-    static func list(_ args: Arguments, _ context: RequestContext, _ store: NotifierStore) throws -> AlertPage {
-        let owner = try Owner.caller(args, context)
+    static func list(_ args: Arguments, _ caller: Caller, _ context: RequestContext, _ store: NotifierStore) throws -> AlertPage {
+        let owner = caller.userID
         try args.allowOnly(["after", "kind", "limit", "all_owners"])
         let after = try args.optionalInteger("after", in: 0...Int.max) ?? 0
         let limit = try args.optionalInteger("limit", in: 1...largestLimit) ?? defaultLimit
@@ -44,7 +44,7 @@ public struct AlertsService: ServiceHandler {
             throw TallyError.invalidArgument("kind must be 1 to 128 bytes", field: args.field("kind"))
         }
         let allOwners = try args.optionalBool("all_owners") ?? false
-        if allOwners, let caller = context.caller, !caller.has(role: allOwnersRole) {
+        if allOwners, !caller.has(role: allOwnersRole) {
             throw TallyError(
                 .permissionDenied,
                 "all_owners lists everyone's alerts and needs the role '\(allOwnersRole)'; \(caller.username) may list only their own (leave all_owners out)",

@@ -24,12 +24,16 @@ public struct CommandDescription: Sendable, Equatable {
     public let name: String
     public let kind: CommandKind
     public let access: Access
+    /// Whether the caller is confirmed with the service's own records (an open session, current
+    /// roles) before `access` is checked, instead of taken from the token as it was signed.
+    public let confirmsCaller: Bool
     public let summary: String
 
-    public init(name: String, kind: CommandKind, access: Access = .open, summary: String) {
+    public init(name: String, kind: CommandKind, access: Access = .open, confirmsCaller: Bool = false, summary: String) {
         self.name = name
         self.kind = kind
         self.access = access
+        self.confirmsCaller = confirmsCaller
         self.summary = summary
     }
 

@@ -5,8 +5,8 @@ public struct RequestContext: Sendable {
     public var locale: String?
     public var idempotencyKey: String?
     public var token: String?
-    /// Who is asking, once the authentication middleware has verified `token`; nil for a caller
-    /// without one (allowed only on open commands).
+    /// Who is asking, once the authentication middleware has verified `token`; always nil for an
+    /// open command. A handler that needs a caller is handed it as a parameter (`CommandTable`).
     public var caller: Caller?
 
     public init(
@@ -25,18 +25,5 @@ public struct RequestContext: Sendable {
         self.init(
             id: envelope.id, command: envelope.command, locale: envelope.locale,
             idempotencyKey: envelope.idempotencyKey, token: envelope.token)
-    }
-}
-
-extension RequestContext {
-    /// The caller, for a handler that acts on the caller's own data; `unauthenticated` when the
-    /// request has none (a command registered `.open` that still wants to know who asks).
-    public func requireCaller() throws(TallyError) -> Caller {
-        guard let caller else {
-            throw TallyError(
-                .unauthenticated, "\(command) needs a signed-in caller: send an access token in the envelope's token (tally login, then tally call)",
-                field: "token")
-        }
-        return caller
     }
 }

@@ -6,8 +6,8 @@ import TallyWorker
 /// zone with one-off extra shifts, the shift marketplace (offered, wanted, swaps) with manager
 /// approval, points and a leaderboard, hours worked, and an iCalendar feed.
 ///
-/// Every command acts for a signed-in caller (`context.caller`, set by the authentication
-/// middleware); team roles are the roster's own data, checked here. Every change runs in one
+/// Every command acts for a signed-in caller, handed to its handler once `AccessControl` admitted
+/// them; team roles are the roster's own data, checked here. Every change runs in one
 /// transaction of the service's store with its events.
 public struct RosterService: ServiceHandler {
     public static let table = CommandTable<RosterStore>("roster") { table in

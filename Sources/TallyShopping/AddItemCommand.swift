@@ -3,8 +3,8 @@ import TallyStorage
 
 /// `shopping.add_item`: a new, unpurchased item at the end of a list (template or shopping).
 enum AddItemCommand {
-    static func run(_ args: Arguments, _ context: RequestContext, _ store: ShoppingStore) throws -> StoredResult {
-        let owner = try Owner.caller(args, context)
+    static func run(_ args: Arguments, _ caller: Caller, _ context: RequestContext, _ store: ShoppingStore) throws -> StoredResult {
+        let owner = caller.userID
         try args.allowOnly(["list_id", "name", "unit", "planned_quantity"])
         let listID = try Fields.id(args, "list_id", of: "lists")
         let name = try TextField.required(args, "name", longest: ItemName.longest, what: "an item name such as \"Milk\"")

@@ -8,8 +8,8 @@ import TallyStorage
 enum CreateListCommand {
     static let keys: Set<String> = ["kind", "name", "from_template", "currency"]
 
-    static func run(_ args: Arguments, _ context: RequestContext, _ store: ShoppingStore) throws -> StoredResult {
-        let owner = try Owner.caller(args, context)
+    static func run(_ args: Arguments, _ caller: Caller, _ context: RequestContext, _ store: ShoppingStore) throws -> StoredResult {
+        let owner = caller.userID
         try args.allowOnly(keys)
         let kind = try Fields.kind(args, required: true)!
         let name = try TextField.required(args, "name", longest: ListName.longest, what: "a list name such as \"Weekly\"")

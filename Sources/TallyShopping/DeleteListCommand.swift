@@ -5,8 +5,8 @@ import TallyStorage
 /// copied from a deleted template keep their items and their `from_template`. Its purchases leave
 /// the price history.
 enum DeleteListCommand {
-    static func run(_ args: Arguments, _ context: RequestContext, _ store: ShoppingStore) throws -> StoredResult {
-        let owner = try Owner.caller(args, context)
+    static func run(_ args: Arguments, _ caller: Caller, _ context: RequestContext, _ store: ShoppingStore) throws -> StoredResult {
+        let owner = caller.userID
         try args.allowOnly(["list_id"])
         let id = try Fields.id(args, "list_id", of: "lists")
         return try store.change(args, context, owner: owner) { change in

@@ -12,8 +12,8 @@ import TallyStorage
 /// Recording the opening is the one write this query makes. It changes no domain state (no event,
 /// `updated_at` unchanged), so running it twice is harmless and the catalog calls it a query.
 enum GetListCommand {
-    static func run(_ args: Arguments, _ context: RequestContext, _ store: ShoppingStore) throws -> ListDetail {
-        let owner = try Owner.caller(args, context)
+    static func run(_ args: Arguments, _ caller: Caller, _ context: RequestContext, _ store: ShoppingStore) throws -> ListDetail {
+        let owner = caller.userID
         try args.allowOnly(["list_id", "include_purchased"])
         let id = try Fields.id(args, "list_id", of: "lists")
         let includePurchased = try args.optionalBool("include_purchased") ?? false

@@ -6,8 +6,8 @@ enum ListsCommand {
     static let defaultLimit = 50
     static let largestLimit = 100
 
-    static func run(_ args: Arguments, _ context: RequestContext, _ store: ShoppingStore) throws -> ListPage {
-        let owner = try Owner.caller(args, context)
+    static func run(_ args: Arguments, _ caller: Caller, _ context: RequestContext, _ store: ShoppingStore) throws -> ListPage {
+        let owner = caller.userID
         try args.allowOnly(["kind", "limit", "cursor"])
         let kind = try Fields.kind(args, required: false)
         let limit = try args.optionalInteger("limit", in: 1...largestLimit) ?? defaultLimit

@@ -7,8 +7,8 @@ import TallyStorage
 /// its price or quantity (it keeps its purchase time). With price comparison on, the reply
 /// compares the price with the last one paid for the item.
 enum MarkPurchasedCommand {
-    static func run(_ args: Arguments, _ context: RequestContext, _ store: ShoppingStore) throws -> StoredResult {
-        let owner = try Owner.caller(args, context)
+    static func run(_ args: Arguments, _ caller: Caller, _ context: RequestContext, _ store: ShoppingStore) throws -> StoredResult {
+        let owner = caller.userID
         try args.allowOnly(["list_id", "item_id", "unit_price", "purchased_quantity"])
         let ids = try ItemTarget.ids(args)
         let quantity = try Fields.quantity(args, "purchased_quantity")

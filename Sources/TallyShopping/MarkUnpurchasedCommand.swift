@@ -5,8 +5,8 @@ import TallyStorage
 /// back to 0 and it leaves the total and the price history; its price is kept. An item that is
 /// not purchased is left as it is.
 enum MarkUnpurchasedCommand {
-    static func run(_ args: Arguments, _ context: RequestContext, _ store: ShoppingStore) throws -> StoredResult {
-        let owner = try Owner.caller(args, context)
+    static func run(_ args: Arguments, _ caller: Caller, _ context: RequestContext, _ store: ShoppingStore) throws -> StoredResult {
+        let owner = caller.userID
         try args.allowOnly(["list_id", "item_id"])
         let ids = try ItemTarget.ids(args)
         return try store.change(args, context, owner: owner) { change in

@@ -10,8 +10,8 @@ enum PriceHistoryCommand {
     static let defaultLimit = 50
     static let largestLimit = 100
 
-    static func run(_ args: Arguments, _ context: RequestContext, _ store: ShoppingStore) throws -> PriceHistory {
-        let owner = try Owner.caller(args, context)
+    static func run(_ args: Arguments, _ caller: Caller, _ context: RequestContext, _ store: ShoppingStore) throws -> PriceHistory {
+        let owner = caller.userID
         try args.allowOnly(["name", "currency", "limit"])
         let name = try TextField.required(args, "name", longest: ItemName.longest, what: "an item name such as \"Milk\"")
         let currency = args.has("currency") ? try args.currency(locale: context.locale) : nil

@@ -3,8 +3,8 @@ import TallyStorage
 
 /// `shopping.remove_item`: takes an item off its list and returns it as it was.
 enum RemoveItemCommand {
-    static func run(_ args: Arguments, _ context: RequestContext, _ store: ShoppingStore) throws -> StoredResult {
-        let owner = try Owner.caller(args, context)
+    static func run(_ args: Arguments, _ caller: Caller, _ context: RequestContext, _ store: ShoppingStore) throws -> StoredResult {
+        let owner = caller.userID
         try args.allowOnly(["list_id", "item_id"])
         let ids = try ItemTarget.ids(args)
         return try store.change(args, context, owner: owner) { change in

@@ -4,8 +4,8 @@ import TallyStorage
 /// `shopping.rename_list`: a list's new name. Renaming to the same name changes nothing and
 /// records no event.
 enum RenameListCommand {
-    static func run(_ args: Arguments, _ context: RequestContext, _ store: ShoppingStore) throws -> StoredResult {
-        let owner = try Owner.caller(args, context)
+    static func run(_ args: Arguments, _ caller: Caller, _ context: RequestContext, _ store: ShoppingStore) throws -> StoredResult {
+        let owner = caller.userID
         try args.allowOnly(["list_id", "name"])
         let id = try Fields.id(args, "list_id", of: "lists")
         let name = try TextField.required(args, "name", longest: ListName.longest, what: "a list name such as \"Weekly\"")

@@ -6,8 +6,8 @@ import TallyStorage
 enum SetPreferencesCommand {
     static let switches = ["auto_remove_purchased", "price_comparison", "shopping_memory"]
 
-    static func run(_ args: Arguments, _ context: RequestContext, _ store: ShoppingStore) throws -> StoredResult {
-        let owner = try Owner.caller(args, context)
+    static func run(_ args: Arguments, _ caller: Caller, _ context: RequestContext, _ store: ShoppingStore) throws -> StoredResult {
+        let owner = caller.userID
         try args.allowOnly(Set(switches))
         guard switches.contains(where: args.has) else {
             throw TallyError.invalidArgument(

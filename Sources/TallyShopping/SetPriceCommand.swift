@@ -5,8 +5,8 @@ import TallyStorage
 /// `shopping.set_price`: an item's unit price, in the list's currency. On a purchased item, with
 /// price comparison on, the reply compares the new price with the last one paid for the item.
 enum SetPriceCommand {
-    static func run(_ args: Arguments, _ context: RequestContext, _ store: ShoppingStore) throws -> StoredResult {
-        let owner = try Owner.caller(args, context)
+    static func run(_ args: Arguments, _ caller: Caller, _ context: RequestContext, _ store: ShoppingStore) throws -> StoredResult {
+        let owner = caller.userID
         try args.allowOnly(["list_id", "item_id", "unit_price"])
         let ids = try ItemTarget.ids(args)
         _ = try args.decimalText("unit_price", example: "\"1.29\"")

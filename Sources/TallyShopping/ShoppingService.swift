@@ -7,7 +7,7 @@ import TallyWorker
 /// auto-removal of purchased items and the owner's preferences for those three.
 ///
 /// Every command is the signed-in caller's (`access: .user`): the lists and preferences it reads
-/// and changes are the caller's own, kept under their user id (`Owner.caller`); another person's
+/// and changes are the caller's own, kept under their user id (the handler's `caller`); another person's
 /// list is as absent as a deleted one.
 ///
 /// Every change runs in one transaction of the service's store that also records its domain

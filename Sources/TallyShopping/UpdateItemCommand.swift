@@ -6,8 +6,8 @@ import TallyStorage
 enum UpdateItemCommand {
     static let changeable = ["name", "planned_quantity", "purchased_quantity", "unit"]
 
-    static func run(_ args: Arguments, _ context: RequestContext, _ store: ShoppingStore) throws -> StoredResult {
-        let owner = try Owner.caller(args, context)
+    static func run(_ args: Arguments, _ caller: Caller, _ context: RequestContext, _ store: ShoppingStore) throws -> StoredResult {
+        let owner = caller.userID
         try args.allowOnly(Set(changeable + ["list_id", "item_id"]))
         let ids = try ItemTarget.ids(args)
         guard changeable.contains(where: args.has) else {

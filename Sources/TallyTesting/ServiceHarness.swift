@@ -12,8 +12,13 @@ public struct ServiceHarness: Sendable {
         self.service = service
     }
 
+    /// A program's caller with the `service` role, as the notifier's token names it: who may read
+    /// a service's event feed (`<service>.events`).
+    public static let serviceAccount = Caller(userID: "tally-tests", username: "tally-tests", roles: ["service"])
+
     /// The result of `command`, encoded and decoded as on the wire. Throws the command's error.
-    /// `caller` is who the request comes from, as the authentication middleware would set it.
+    /// `caller` is who the request comes from, as the authentication middleware would set it from
+    /// a token; `AccessControl` checks it as a worker does.
     @discardableResult
     public func call(
         _ command: String, _ args: JSONValue = [:], locale: String? = nil, idempotencyKey: String? = nil, caller: Caller? = nil
@@ -22,7 +27,9 @@ public struct ServiceHarness: Sendable {
             throw TallyError(.unimplemented, "\(service.serviceName) has no command \(command)")
         }
         let context = RequestContext(command: command, locale: locale, idempotencyKey: idempotencyKey, caller: caller)
-        let result = try handler.run(Arguments(args), context)
+        // Through the same access check as in a worker, with `caller` as the token's.
+        let request = Request(command: handler.description, args: try Arguments(args), context: context)
+        let result = try AccessControl(authority: service.callerAuthority).respond(to: request) { try handler.run($0.args, $0.context) }
         return try JSONDecoder().decode(JSONValue.self, from: JSONEncoder.tally.encode(result))
     }
 

@@ -14,6 +14,10 @@ import TallyStorage
 ///     table.query("accounts.list", access: .user, "The caller's accounts, a page at a time.", ListCommand.run)
 /// }
 /// ```
+///
+/// A command registered with an `access` has a handler that takes the caller, never optional; an
+/// open one has a handler that takes none. Who may run it is enforced by `AccessControl`, so a
+/// handler checks nothing about its caller.
 public struct CommandTable<Resources: Sendable>: Sendable {
     public typealias Handler = @Sendable (Arguments, RequestContext, Resources) throws -> any Encodable & Sendable
 
@@ -31,20 +35,53 @@ public struct CommandTable<Resources: Sendable>: Sendable {
         build(&self)
     }
 
-    /// Registers a command that reads or computes only.
+    /// Registers a command that reads or computes only, open to anyone: its handler is handed no caller.
     public mutating func query<Result: Encodable & Sendable>(
-        _ name: String, access: Access = .open, _ summary: String,
-        _ handler: @escaping @Sendable (Arguments, RequestContext, Resources) throws -> Result
+        _ name: String, _ summary: String, _ handler: @escaping @Sendable (Arguments, RequestContext, Resources) throws -> Result
     ) {
-        register(CommandDescription(name: name, kind: .query, access: access, summary: summary), handler)
+        register(CommandDescription(name: name, kind: .query, access: .open, summary: summary), handler)
     }
 
-    /// Registers a command that changes state.
-    public mutating func change<Result: Encodable & Sendable>(
-        _ name: String, access: Access = .open, _ summary: String,
-        _ handler: @escaping @Sendable (Arguments, RequestContext, Resources) throws -> Result
+    /// Registers a command that reads or computes only, for a caller `access` admits: its handler
+    /// is handed that caller, checked by `AccessControl` before it runs.
+    public mutating func query<Result: Encodable & Sendable>(
+        _ name: String, access: CallerAccess, _ summary: String,
+        _ handler: @escaping @Sendable (Arguments, Caller, RequestContext, Resources) throws -> Result
     ) {
-        register(CommandDescription(name: name, kind: .change, access: access, summary: summary), handler)
+        register(
+            CommandDescription(name: name, kind: .query, access: access.access, confirmsCaller: access.confirmsCaller, summary: summary),
+            Self.handingCaller(handler))
+    }
+
+    /// Registers a command that changes state, open to anyone: its handler is handed no caller.
+    public mutating func change<Result: Encodable & Sendable>(
+        _ name: String, _ summary: String, _ handler: @escaping @Sendable (Arguments, RequestContext, Resources) throws -> Result
+    ) {
+        register(CommandDescription(name: name, kind: .change, access: .open, summary: summary), handler)
+    }
+
+    /// Registers a command that changes state, for a caller `access` admits: its handler is handed
+    /// that caller, checked by `AccessControl` before it runs.
+    public mutating func change<Result: Encodable & Sendable>(
+        _ name: String, access: CallerAccess, _ summary: String,
+        _ handler: @escaping @Sendable (Arguments, Caller, RequestContext, Resources) throws -> Result
+    ) {
+        register(
+            CommandDescription(name: name, kind: .change, access: access.access, confirmsCaller: access.confirmsCaller, summary: summary),
+            Self.handingCaller(handler))
+    }
+
+    /// A handler that is handed the caller `AccessControl` admitted. Reached without one only by
+    /// a bug in the request path, which fails closed.
+    private static func handingCaller<Result>(
+        _ handler: @escaping @Sendable (Arguments, Caller, RequestContext, Resources) throws -> Result
+    ) -> @Sendable (Arguments, RequestContext, Resources) throws -> Result {
+        { args, context, resources in
+            guard let caller = context.caller else {
+                throw TallyError(.internal, "\(context.command) reached its handler without a caller; AccessControl must run first")
+            }
+            return try handler(args, caller, context, resources)
+        }
     }
 
     private mutating func register<Result: Encodable & Sendable>(
@@ -84,10 +121,15 @@ public protocol ServiceHandler: Sendable {
     /// service opts in when its changes are short database work: while one thread's changes run,
     /// the store's other writers wait (a password hash would hold them all up).
     var sharedTransactionStore: ServiceStore? { get }
+    /// The service's own word on who callers are now (identity's sessions and roles), asked for
+    /// commands registered with `CallerAccess.confirmed`; nil (the default) for a service that has
+    /// none, whose commands take a verified token as it is until it expires.
+    var callerAuthority: (any CallerAuthority)? { get }
 }
 
 extension ServiceHandler {
     public var sharedTransactionStore: ServiceStore? { nil }
+    public var callerAuthority: (any CallerAuthority)? { nil }
 }
 
 extension ServiceHandler {
@@ -103,4 +145,23 @@ extension ServiceHandler {
         let resources = resources
         return BoundCommand(description: entry.description) { args, context in try entry.handler(args, context, resources) }
     }
+}
+
+/// Who may run a command that acts for a caller: `Access` without `.open`, so that registering a
+/// command with one gives its handler a caller that is never optional; and whether the service's
+/// `CallerAuthority` confirms that caller first (`.confirmed`).
+public struct CallerAccess: Sendable {
+    let access: Access
+    let confirmsCaller: Bool
+
+    /// Any signed-in person.
+    public static let user = CallerAccess(access: .user, confirmsCaller: false)
+
+    /// A caller holding `role` (`admin`, `service`).
+    public static func role(_ role: String) -> CallerAccess { CallerAccess(access: .role(role), confirmsCaller: false) }
+
+    /// The same, with the caller confirmed by the service's authority before the role check: their
+    /// session still open, their roles as they are now. For commands that must not outlive a
+    /// logout or a revoked role by a token's lifetime (identity's privileged commands).
+    public var confirmed: CallerAccess { CallerAccess(access: access, confirmsCaller: true) }
 }

@@ -11,7 +11,7 @@ extension CommandTable {
         query(
             "\(service).events", access: .role("service"),
             "The \(service) service's domain events after a sequence, oldest first, for subscribers that missed some."
-        ) { args, _, resources in
+        ) { args, _, _, resources in
             try args.allowOnly(["after", "limit"])
             let after = try args.optionalInteger("after", in: 0...Int.max) ?? 0
             let limit = try args.optionalInteger("limit", in: 1...1000) ?? 100

@@ -1,15 +1,13 @@
 import TallyProtocol
 
-/// A request on its way to a command's handler: the envelope as decoded, the command it names,
-/// its args, and what is known about it (who is asking, once authenticated).
+/// A request on its way to a command's handler: the command it names, its args, and what is known
+/// about it (who is asking, once authenticated).
 public struct Request: Sendable {
-    public let envelope: Envelope
     public let command: CommandDescription
     public let args: Arguments
     public var context: RequestContext
 
-    public init(envelope: Envelope, command: CommandDescription, args: Arguments, context: RequestContext) {
-        self.envelope = envelope
+    public init(command: CommandDescription, args: Arguments, context: RequestContext) {
         self.command = command
         self.args = args
         self.context = context

@@ -5,8 +5,9 @@ import TallyProtocol
 import TallyStorage
 
 /// Turns one request body into one reply body for a service: decode the envelope once, find the
-/// command, pass it through the middleware (in order) to its handler, encode the reply. Never
-/// throws and never traps on input: whatever arrives, the client gets a reply.
+/// command, pass it through the middleware (in order, then `AccessControl`) to its handler,
+/// encode the reply. Never throws and never traps on input: whatever arrives, the client gets a
+/// reply.
 public struct RequestProcessor: Sendable {
     public let handler: any ServiceHandler
     private let middleware: [any RequestMiddleware]
@@ -19,7 +20,8 @@ public struct RequestProcessor: Sendable {
         logger: Logger
     ) {
         self.handler = handler
-        self.middleware = middleware
+        // Last, always: who may run a command is checked for every worker, whatever its chain.
+        self.middleware = middleware + [AccessControl(authority: handler.callerAuthority)]
         self.maximumMessageBytes = maximumMessageBytes
         self.logger = logger
         metrics = WorkerMetrics(service: handler.serviceName, commands: handler.descriptions.map(\.name))
@@ -156,8 +158,7 @@ public struct RequestProcessor: Sendable {
         }
         do {
             let request = Request(
-                envelope: envelope, command: command.description, args: try Arguments(envelope.args),
-                context: RequestContext(envelope: envelope))
+                command: command.description, args: try Arguments(envelope.args), context: RequestContext(envelope: envelope))
             let result = try StorageDeadline.$current.withValue(Self.deadline(of: envelope, from: started)) {
                 try run(request, through: middleware[...], command)
             }
@@ -184,14 +185,7 @@ public struct RequestProcessor: Sendable {
     private func run(
         _ request: Request, through middleware: ArraySlice<any RequestMiddleware>, _ command: BoundCommand
     ) throws -> any Encodable & Sendable {
-        guard let first = middleware.first else {
-            // Fail closed: a command that needs a caller never runs without one, even in a worker
-            // whose chain has no authentication.
-            guard request.command.access == .open || request.context.caller != nil else {
-                throw TallyError(.unauthenticated, "\(request.command.name) needs a signed-in caller, and this worker checks no tokens", field: "token")
-            }
-            return try command.run(request.args, request.context)
-        }
+        guard let first = middleware.first else { return try command.run(request.args, request.context) }
         return try first.respond(to: request) { try run($0, through: middleware.dropFirst(), command) }
     }
 }

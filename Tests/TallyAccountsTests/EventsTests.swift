@@ -1,10 +1,11 @@
 import TallyProtocol
+import TallyTesting
 import Testing
 
 /// Every change records its event in the same transaction; a retry or a refused change records none.
 @Suite struct AccountsEventsTests {
     private func types(_ harness: AccountsHarness, after: Int64 = 0) throws -> [String] {
-        let feed = try harness.call("accounts.events", ["after": .integer(after)])
+        let feed = try ServiceHarness(harness.service).call("accounts.events", ["after": .integer(after)], caller: ServiceHarness.serviceAccount)
         return feed["events"]?.arrayValue?.compactMap { $0["type"]?.stringValue } ?? []
     }
 
@@ -18,7 +19,7 @@ import Testing
         #expect(try types(harness) == [
             "accounts.account_created", "accounts.account_updated", "accounts.default_changed", "accounts.account_deleted",
         ])
-        let feed = try harness.call("accounts.events", ["after": 1, "limit": 2])
+        let feed = try ServiceHarness(harness.service).call("accounts.events", ["after": 1, "limit": 2], caller: ServiceHarness.serviceAccount)
         #expect(feed["events"]?.arrayValue?.map { $0["sequence"] } == [2, 3])
         #expect(feed["last_sequence"] == 4)
         #expect(feed["events"]?[0]?["data"]?["name"] == "Purse")

@@ -61,6 +61,15 @@ final class IdentityHarness: Sendable {
         try call("identity.login", ["username": .string(username), "password": .string(password)])
     }
 
+    /// `username` made an admin as an operator makes one (`tally identity add-user --role admin`),
+    /// logged in: the caller of their access token. Identity's privileged commands confirm their
+    /// caller's session, so an admin here is a real one.
+    func signedInAdmin(_ username: String) throws -> Caller {
+        try IdentityAdministration(store: service.resources.store, passwordHashing: ScryptParameters(logN: ScryptParameters.weakestAccepted))
+            .addUser(username, password: Self.password, roles: ["admin"])
+        return try caller(of: logIn(username)["access_token"])
+    }
+
     func refresh(_ token: JSONValue?) throws -> JSONValue {
         try call("identity.refresh", ["refresh_token": token ?? .null])
     }

@@ -5,12 +5,11 @@ import Testing
 
 /// Roles, service accounts, and what is never stored or published.
 @Suite struct RolesAndServiceTokenTests {
-    let admin = Caller(userID: "1", username: "olga", roles: ["admin"], sessionID: "s")
-
     @Test func anAdminGrantsAndRevokesRolesButNeverTheLastAdmin() throws {
         let identity = try IdentityHarness()
-        try identity.signUp("olga")
+        let admin = try identity.signedInAdmin("olga")
         try identity.signUp("ann")
+        // Granting a role held already changes nothing and records nothing.
         #expect(try identity.call("identity.grant_role", ["username": "olga", "role": "admin"], as: admin)["roles"] == ["admin"])
         #expect(try identity.call("identity.grant_role", ["username": "ann", "role": "manager"], as: admin)["roles"] == ["manager"])
         // The role shows in the next token.
@@ -26,12 +25,13 @@ import Testing
         #expect(page["users"]?.arrayValue?.map { $0["username"] } == ["olga"])
         #expect(page["more"] == true)
         let types = try identity.events().map(\.type)
-        #expect(types.filter { $0 == "identity.role_granted" }.count == 2)
+        #expect(types.filter { $0 == "identity.role_granted" }.count == 1)
         #expect(types.filter { $0 == "identity.role_revoked" }.count == 1)
     }
 
     @Test func aServiceTokenTradesForAccessTokensUntilItIsRevoked() throws {
         let identity = try IdentityHarness()
+        let admin = try identity.signedInAdmin("olga")
         let issued = try identity.call("identity.issue_service_token", ["name": "notifier"], as: admin)
         let token = try #require(issued["service_token"])
         #expect(token.stringValue?.hasPrefix("tally_st_") == true)
@@ -57,6 +57,7 @@ import Testing
 
     @Test func noPasswordOrTokenIsEverStoredOrPublished() throws {
         let identity = try IdentityHarness()
+        let admin = try identity.signedInAdmin("olga")
         let password = "a rather unusual secret phrase"
         let newPassword = "another unusual secret phrase"
         try identity.call("identity.signup", ["username": "ann", "password": .string(password)], key: "signup-1")
@@ -85,5 +86,52 @@ import Testing
         #expect(types == [
             "identity.user_created", "identity.session_started", "identity.password_changed", "identity.session_ended",
         ])
+    }
+
+    /// Every privileged command of identity with the args it needs, for the checks below.
+    static let privileged: [(String, JSONValue)] = [
+        ("identity.users", [:]),
+        ("identity.grant_role", ["username": "ann", "role": "manager"]),
+        ("identity.revoke_role", ["username": "ann", "role": "manager"]),
+        ("identity.issue_service_token", ["name": "reporter"]),
+        ("identity.revoke_service_token", ["name": "reporter"]),
+    ]
+
+    @Test func aLoggedOutAdminsTokenRunsNoPrivilegedCommand() throws {
+        let identity = try IdentityHarness()
+        let olga = try identity.signedInAdmin("olga")
+        try identity.signUp("ann")
+        #expect(try identity.call("identity.users", as: olga)["users"]?.arrayValue?.count == 2)
+        #expect(try identity.call("identity.logout", as: olga) == ["ended_sessions": 1])
+        for (command, args) in Self.privileged + [("identity.whoami", [:])] {
+            let refused = identity.error(command, args, as: olga)
+            #expect(refused?.code == .unauthenticated, "\(command): \(String(describing: refused))")
+            #expect(refused?.message.contains("session has ended (it was logged out)") == true, "\(command)")
+        }
+        let password = identity.error(
+            "identity.change_password", ["current_password": .string(IdentityHarness.password), "new_password": "a new long password"], as: olga)
+        #expect(password?.code == .unauthenticated)
+        // Nothing ran: no service account was made.
+        #expect(try identity.events().filter { $0.type == "identity.user_created" }.count == 2)
+    }
+
+    @Test func aDemotedAdminsTokenRunsNoAdminCommandButARoleGrantedNowCounts() throws {
+        let identity = try IdentityHarness()
+        let olga = try identity.signedInAdmin("olga")
+        let max = try identity.signedInAdmin("max")
+        try identity.signUp("ann")
+        #expect(try identity.call("identity.revoke_role", ["username": "max", "role": "admin"], as: olga)["roles"] == [])
+        // Max's token still says admin; identity reads his roles as they are now.
+        #expect(max.roles == ["admin"])
+        for (command, args) in Self.privileged {
+            let refused = identity.error(command, args, as: max)
+            #expect(refused?.code == .permissionDenied, "\(command): \(String(describing: refused))")
+            #expect(refused?.message.contains("max has no roles") == true, "\(command)")
+        }
+        // Ann's token was signed without admin; granted it now, she is an admin to identity at once.
+        let ann = try identity.caller(of: identity.logIn("ann")["access_token"])
+        #expect(identity.error("identity.users", as: ann)?.code == .permissionDenied)
+        try identity.call("identity.grant_role", ["username": "ann", "role": "admin"], as: olga)
+        #expect(try identity.call("identity.users", as: ann)["users"]?.arrayValue?.count == 3)
     }
 }

@@ -112,4 +112,47 @@ import Testing
             _ = newAccess
         }
     }
+
+    /// The hole an outside trial found: a logged-out or demoted admin's access token still ran
+    /// identity's admin commands until it expired, and could make an admin service token that
+    /// never expires. Identity's privileged commands now confirm the caller's session and roles.
+    @Test func aLoggedOutOrDemotedAdminIsRefusedByEveryPrivilegedCommandAtOnce() async throws {
+        try await TallyStack.with(workers: ["identity": 1]) { stack in
+            try await stack.addUser("olga", roles: ["admin"])
+            try await stack.addUser("max", roles: ["admin"])
+            let olga = try await stack.logIn("olga")
+            let max = try await stack.logIn("max")
+            _ = try await stack.signUpAndLogIn("ann")
+            let client = try stack.client(timeout: TallyStack.identityTimeout)
+            let privileged: [(String, JSONValue)] = [
+                ("identity.users", [:]),
+                ("identity.grant_role", ["username": "ann", "role": "admin"]),
+                ("identity.revoke_role", ["username": "olga", "role": "admin"]),
+                ("identity.issue_service_token", ["name": "backdoor", "roles": ["admin"]]),
+                ("identity.revoke_service_token", ["name": "notifier"]),
+            ]
+            #expect(try await client.call("identity.users", token: max.accessToken).isOK)
+
+            let demoted = try await client.call("identity.revoke_role", ["username": "max", "role": "admin"], token: olga.accessToken)
+            #expect(demoted.result?["roles"] == [], "\(demoted)")
+            for (command, args) in privileged {
+                let reply = try await client.call(command, args, token: max.accessToken)
+                #expect(reply.error?.code == .permissionDenied, "\(command) with a demoted admin's token: \(reply)")
+            }
+
+            #expect(try await client.call("identity.logout", token: olga.accessToken).result == ["ended_sessions": 1])
+            let password: JSONValue = ["current_password": "correct horse battery staple", "new_password": "a new long password"]
+            for (command, args) in privileged + [("identity.change_password", password), ("identity.whoami", [:])] {
+                let reply = try await client.call(command, args, token: olga.accessToken)
+                #expect(reply.error?.code == .unauthenticated, "\(command) with a logged-out admin's token: \(reply)")
+                #expect(reply.error?.field == "token")
+            }
+
+            // Nothing the refused tokens asked for happened: the admin logs in again and looks.
+            let again = try await stack.logIn("olga")
+            let users = try await client.call("identity.users", token: again.accessToken)
+            #expect(users.result?["users"]?.arrayValue?.compactMap { $0["username"]?.stringValue } == ["olga", "max", "ann"], "\(users)")
+            #expect(users.result?["users"]?.arrayValue?.first { $0["username"] == "ann" }?["roles"] == [])
+        }
+    }
 }

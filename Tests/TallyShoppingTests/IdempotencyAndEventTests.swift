@@ -54,14 +54,15 @@ import Testing
         let harness = try ShoppingHarness()
         let list = try harness.list("Saturday")
         for name in ["Milk", "Bread", "Eggs"] { try harness.item(list, name) }
-        let page = try harness.call("shopping.events", ["after": 1, "limit": 2])
+        let feed = ServiceHarness(harness.service)
+        let page = try feed.call("shopping.events", ["after": 1, "limit": 2], caller: ServiceHarness.serviceAccount)
         let events = try #require(page["events"]?.arrayValue)
         #expect(events.map { $0["sequence"] } == [2, 3])
         #expect(events.map { $0["type"] } == ["shopping.item_added", "shopping.item_added"])
         #expect(events[0]["data"]?["item"]?["name"] == "Milk")
         #expect(events[0]["specversion"] == "1.0")
         #expect(page["last_sequence"] == 4)
-        #expect(try harness.call("shopping.events", ["after": 4])["events"] == [])
+        #expect(try feed.call("shopping.events", ["after": 4], caller: ServiceHarness.serviceAccount)["events"] == [])
     }
 
     @Test func aSecondProcessOnTheSameFileContinuesTheSequence() throws {

@@ -12,8 +12,7 @@ enum ICalCommand {
     static let daysBack = 30
     static let daysAhead = 90
 
-    static func run(_ args: Arguments, _ context: RequestContext, _ store: RosterStore) throws -> ICalResult {
-        let caller = try SignedIn.caller(context)
+    static func run(_ args: Arguments, _ caller: Caller, _ context: RequestContext, _ store: RosterStore) throws -> ICalResult {
         try args.allowOnly(["team_id", "from", "to"])
         let teamID = try args.optionalID("team_id", of: "one of your teams")
         let now = Timestamp.now()

@@ -8,8 +8,7 @@ enum MarketCommand {
     static let defaultDays = 28
     static let longestRange = 92
 
-    static func run(_ args: Arguments, _ context: RequestContext, _ store: RosterStore) throws -> MarketResult {
-        let caller = try SignedIn.caller(context)
+    static func run(_ args: Arguments, _ caller: Caller, _ context: RequestContext, _ store: RosterStore) throws -> MarketResult {
         try args.allowOnly(["team_id", "from", "to"])
         let teamID = try args.id("team_id", of: "one of your teams")
         let now = Timestamp.now()
@@ -49,8 +48,7 @@ struct MarketResult: Encodable, Sendable {
 
 /// `roster.trade`: one trade and its history.
 enum GetTradeCommand {
-    static func run(_ args: Arguments, _ context: RequestContext, _ store: RosterStore) throws -> TradeDetailResult {
-        let caller = try SignedIn.caller(context)
+    static func run(_ args: Arguments, _ caller: Caller, _ context: RequestContext, _ store: RosterStore) throws -> TradeDetailResult {
         try args.allowOnly(["trade_id"])
         let tradeID = try args.id("trade_id", of: "a trade of one of your teams")
         return try store.read { session in

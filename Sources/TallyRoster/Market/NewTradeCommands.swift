@@ -3,8 +3,8 @@ import TallyStorage
 
 /// `roster.offer`: the worker of a shift offers one occurrence on the marketplace (aangeboden).
 enum OfferCommand {
-    static func run(_ args: Arguments, _ context: RequestContext, _ store: RosterStore) throws -> StoredResult {
-        try NewTradeCommand.run(args, context, store, to: "offer a shift", as: "offered") { new, change in
+    static func run(_ args: Arguments, _ caller: Caller, _ context: RequestContext, _ store: RosterStore) throws -> StoredResult {
+        try NewTradeCommand.run(args, caller, context, store, to: "offer a shift", as: "offered") { new, change in
             let occurrence = new.occurrence
             guard let worker = occurrence.assignee else {
                 throw TallyError(
@@ -24,8 +24,8 @@ enum OfferCommand {
 
 /// `roster.volunteer`: a member volunteers for an open shift (gezocht).
 enum VolunteerCommand {
-    static func run(_ args: Arguments, _ context: RequestContext, _ store: RosterStore) throws -> StoredResult {
-        try NewTradeCommand.run(args, context, store, to: "volunteer", as: "volunteered for") { new, change in
+    static func run(_ args: Arguments, _ caller: Caller, _ context: RequestContext, _ store: RosterStore) throws -> StoredResult {
+        try NewTradeCommand.run(args, caller, context, store, to: "volunteer", as: "volunteered for") { new, change in
             if let worker = new.occurrence.assignee {
                 throw TallyError(
                     .failedPrecondition,
@@ -40,8 +40,8 @@ enum VolunteerCommand {
 
 /// `roster.propose_swap`: the worker of one shift proposes to exchange it for a colleague's.
 enum ProposeSwapCommand {
-    static func run(_ args: Arguments, _ context: RequestContext, _ store: RosterStore) throws -> StoredResult {
-        try NewTradeCommand.run(args, context, store, also: ["with_shift_id", "with_date"], to: "propose a swap", as: "swapped") { new, change in
+    static func run(_ args: Arguments, _ caller: Caller, _ context: RequestContext, _ store: RosterStore) throws -> StoredResult {
+        try NewTradeCommand.run(args, caller, context, store, also: ["with_shift_id", "with_date"], to: "propose a swap", as: "swapped") { new, change in
             let session = change.session
             let otherID = try args.id("with_shift_id", of: "a colleague's shift in the same team")
             let otherDate = try args.date("with_date")
@@ -85,10 +85,9 @@ enum NewTradeCommand {
     }
 
     static func run(
-        _ args: Arguments, _ context: RequestContext, _ store: RosterStore, also keys: Set<String> = [], to what: String,
+        _ args: Arguments, _ caller: Caller, _ context: RequestContext, _ store: RosterStore, also keys: Set<String> = [], to what: String,
         as pastTense: String, _ body: (Request, inout Change) throws -> Trade
     ) throws -> StoredResult {
-        let caller = try SignedIn.caller(context)
         try args.allowOnly(keys.union(["shift_id", "date", "note", "for_user_id"]))
         let shiftID = try args.id("shift_id", of: "a shift of one of your teams")
         let date = try args.date("date")

@@ -4,8 +4,8 @@ import TallyStorage
 /// `roster.take`: a colleague takes an offered shift. Of two colleagues taking one offer at once,
 /// exactly one gets it; the other is told it is no longer offered.
 enum TakeCommand {
-    static func run(_ args: Arguments, _ context: RequestContext, _ store: RosterStore) throws -> StoredResult {
-        try TradeCommand.run(.take, args, context, store, to: "take a shift") { trade, access, subject, change, people in
+    static func run(_ args: Arguments, _ caller: Caller, _ context: RequestContext, _ store: RosterStore) throws -> StoredResult {
+        try TradeCommand.run(.take, args, caller, context, store, to: "take a shift") { trade, access, subject, change, people in
             guard subject.userID != trade.fromUserID else {
                 throw TallyError(.failedPrecondition, "trade \(trade.id) is \(people.name(subject.userID))'s own offer; withdraw it instead")
             }
@@ -19,8 +19,8 @@ enum TakeCommand {
 /// back before a manager has decided. The offer is on the marketplace again; the swap waits for
 /// their answer again.
 enum UndoTakeCommand {
-    static func run(_ args: Arguments, _ context: RequestContext, _ store: RosterStore) throws -> StoredResult {
-        try TradeCommand.run(.undo, args, context, store, to: "undo a take") { trade, access, subject, change, people in
+    static func run(_ args: Arguments, _ caller: Caller, _ context: RequestContext, _ store: RosterStore) throws -> StoredResult {
+        try TradeCommand.run(.undo, args, caller, context, store, to: "undo a take") { trade, access, subject, change, people in
             guard let receiver = trade.toUserID, receiver == subject.userID else {
                 let who = trade.toUserID.map { " (\(people.name($0)))" } ?? ""
                 throw TallyError(
@@ -35,8 +35,8 @@ enum UndoTakeCommand {
 
 /// `roster.accept_swap`: the colleague asked to swap agrees.
 enum AcceptSwapCommand {
-    static func run(_ args: Arguments, _ context: RequestContext, _ store: RosterStore) throws -> StoredResult {
-        try TradeCommand.run(.accept, args, context, store, to: "accept a swap") { trade, access, subject, change, people in
+    static func run(_ args: Arguments, _ caller: Caller, _ context: RequestContext, _ store: RosterStore) throws -> StoredResult {
+        try TradeCommand.run(.accept, args, caller, context, store, to: "accept a swap") { trade, access, subject, change, people in
             guard trade.toUserID == subject.userID else {
                 throw TallyError(
                     .permissionDenied,
@@ -49,8 +49,8 @@ enum AcceptSwapCommand {
 
 /// `roster.withdraw`: the one who started a trade takes it back while it is open.
 enum WithdrawCommand {
-    static func run(_ args: Arguments, _ context: RequestContext, _ store: RosterStore) throws -> StoredResult {
-        try TradeCommand.run(.withdraw, args, context, store, to: "withdraw a trade") { trade, access, subject, change, people in
+    static func run(_ args: Arguments, _ caller: Caller, _ context: RequestContext, _ store: RosterStore) throws -> StoredResult {
+        try TradeCommand.run(.withdraw, args, caller, context, store, to: "withdraw a trade") { trade, access, subject, change, people in
             guard trade.initiator == subject.userID else {
                 throw TallyError(
                     .permissionDenied,
@@ -63,8 +63,8 @@ enum WithdrawCommand {
 
 /// `roster.approve`: a manager approves an agreed change; the roster changes.
 enum ApproveCommand {
-    static func run(_ args: Arguments, _ context: RequestContext, _ store: RosterStore) throws -> StoredResult {
-        try TradeCommand.run(.approve, args, context, store, to: "approve changes", actsForOthers: false) { trade, access, _, change, people in
+    static func run(_ args: Arguments, _ caller: Caller, _ context: RequestContext, _ store: RosterStore) throws -> StoredResult {
+        try TradeCommand.run(.approve, args, caller, context, store, to: "approve changes", actsForOthers: false) { trade, access, _, change, people in
             try access.requireManager(to: "approve changes")
             return try TradeTransitions.apply(.approve, to: trade, team: access.team, by: access.caller.userID, &change, people: people)
         }
@@ -74,8 +74,8 @@ enum ApproveCommand {
 /// `roster.decline`: a manager declines a trade (or takes an offer off the marketplace); the
 /// colleague asked to swap may decline that request.
 enum DeclineCommand {
-    static func run(_ args: Arguments, _ context: RequestContext, _ store: RosterStore) throws -> StoredResult {
-        try TradeCommand.run(.decline, args, context, store, to: "decline", actsForOthers: false) { trade, access, _, change, people in
+    static func run(_ args: Arguments, _ caller: Caller, _ context: RequestContext, _ store: RosterStore) throws -> StoredResult {
+        try TradeCommand.run(.decline, args, caller, context, store, to: "decline", actsForOthers: false) { trade, access, _, change, people in
             let askedToSwap = trade.kind == .swap && trade.state == .requested && trade.toUserID == access.caller.userID
             guard access.isManager || askedToSwap else {
                 throw TallyError(
@@ -94,10 +94,9 @@ enum TradeCommand {
     typealias Body = (Trade, TeamAccess, Member, inout Change, PeopleDirectory) throws -> Trade
 
     static func run(
-        _ action: TradeAction, _ args: Arguments, _ context: RequestContext, _ store: RosterStore, to what: String,
+        _ action: TradeAction, _ args: Arguments, _ caller: Caller, _ context: RequestContext, _ store: RosterStore, to what: String,
         actsForOthers: Bool = true, _ body: Body
     ) throws -> StoredResult {
-        let caller = try SignedIn.caller(context)
         try args.allowOnly(actsForOthers ? ["trade_id", "for_user_id"] : ["trade_id"])
         let tradeID = try args.id("trade_id", of: "a trade of one of your teams")
         return try store.change(args, context, caller: caller) { change in

@@ -14,8 +14,7 @@ enum ScheduleCommand {
         case team
     }
 
-    static func run(_ args: Arguments, _ context: RequestContext, _ store: RosterStore) throws -> ScheduleResult {
-        let caller = try SignedIn.caller(context)
+    static func run(_ args: Arguments, _ caller: Caller, _ context: RequestContext, _ store: RosterStore) throws -> ScheduleResult {
         try args.allowOnly(["view", "team_id", "from", "to"])
         let viewText = try args.optionalString("view") ?? View.mine.rawValue
         guard let view = View(rawValue: viewText) else {

@@ -3,8 +3,7 @@ import TallyStorage
 
 /// `roster.add_shift`: a weekly shift (`weekday`) or a one-off extra shift (`date`).
 enum AddShiftCommand {
-    static func run(_ args: Arguments, _ context: RequestContext, _ store: RosterStore) throws -> StoredResult {
-        let caller = try SignedIn.caller(context)
+    static func run(_ args: Arguments, _ caller: Caller, _ context: RequestContext, _ store: RosterStore) throws -> StoredResult {
         try args.allowOnly(["team_id", "position", "start", "end", "duration_minutes", "assignee", "weekday", "from", "until", "date"])
         let teamID = try args.id("team_id", of: "one of your teams")
         let position = try args.text("position", longest: Shift.positionLength, what: "what the shift is, such as \"Cashier\"")
@@ -56,8 +55,7 @@ enum AddShiftCommand {
 enum UpdateShiftCommand {
     static let changeable = ["assignee", "duration_minutes", "end", "position", "start", "unassign", "until"]
 
-    static func run(_ args: Arguments, _ context: RequestContext, _ store: RosterStore) throws -> StoredResult {
-        let caller = try SignedIn.caller(context)
+    static func run(_ args: Arguments, _ caller: Caller, _ context: RequestContext, _ store: RosterStore) throws -> StoredResult {
         try args.allowOnly(Set(changeable + ["shift_id"]))
         let shiftID = try args.id("shift_id", of: "a shift of one of your teams")
         guard changeable.contains(where: args.has) else {
@@ -122,8 +120,7 @@ enum UpdateShiftCommand {
 /// `roster.remove_shift`: takes a shift off the schedule from its next occurrence that has not
 /// started. What has started stays, as history; open trades on later days are withdrawn.
 enum RemoveShiftCommand {
-    static func run(_ args: Arguments, _ context: RequestContext, _ store: RosterStore) throws -> StoredResult {
-        let caller = try SignedIn.caller(context)
+    static func run(_ args: Arguments, _ caller: Caller, _ context: RequestContext, _ store: RosterStore) throws -> StoredResult {
         try args.allowOnly(["shift_id"])
         let shiftID = try args.id("shift_id", of: "a shift of one of your teams")
         return try store.change(args, context, caller: caller) { change in

@@ -27,8 +27,7 @@ enum InviteCode {
 
 /// `roster.create_invite`: a single-use code to join a team.
 enum CreateInviteCommand {
-    static func run(_ args: Arguments, _ context: RequestContext, _ store: RosterStore) throws -> StoredResult {
-        let caller = try SignedIn.caller(context)
+    static func run(_ args: Arguments, _ caller: Caller, _ context: RequestContext, _ store: RosterStore) throws -> StoredResult {
         try args.allowOnly(["team_id", "role", "valid_hours"])
         let teamID = try args.id("team_id", of: "one of your teams")
         let role = try args.optionalRole("role") ?? .employee
@@ -65,8 +64,7 @@ struct InviteResult: Encodable, Sendable {
 
 /// `roster.join`: the caller joins the team of an invite code, with the invite's role.
 enum JoinCommand {
-    static func run(_ args: Arguments, _ context: RequestContext, _ store: RosterStore) throws -> StoredResult {
-        let caller = try SignedIn.caller(context)
+    static func run(_ args: Arguments, _ caller: Caller, _ context: RequestContext, _ store: RosterStore) throws -> StoredResult {
         try args.allowOnly(["code", "display_name"])
         let typed = try args.string("code", example: "the invite code a manager gave you, such as \"K7QM-4XPD-9RWT\"")
         let code = InviteCode.canonical(typed)

@@ -3,8 +3,7 @@ import TallyStorage
 
 /// `roster.set_role`: makes a member a manager or an employee.
 enum SetRoleCommand {
-    static func run(_ args: Arguments, _ context: RequestContext, _ store: RosterStore) throws -> StoredResult {
-        let caller = try SignedIn.caller(context)
+    static func run(_ args: Arguments, _ caller: Caller, _ context: RequestContext, _ store: RosterStore) throws -> StoredResult {
         try args.allowOnly(["team_id", "user_id", "role"])
         let teamID = try args.id("team_id", of: "one of your teams")
         let userID = try args.userID("user_id")
@@ -31,8 +30,7 @@ enum SetRoleCommand {
 /// become open from today on; their open trades are withdrawn, and offers they had taken go back
 /// on the marketplace.
 enum RemoveMemberCommand {
-    static func run(_ args: Arguments, _ context: RequestContext, _ store: RosterStore) throws -> StoredResult {
-        let caller = try SignedIn.caller(context)
+    static func run(_ args: Arguments, _ caller: Caller, _ context: RequestContext, _ store: RosterStore) throws -> StoredResult {
         try args.allowOnly(["team_id", "user_id"])
         let teamID = try args.id("team_id", of: "one of your teams")
         let userID = try args.userID("user_id")

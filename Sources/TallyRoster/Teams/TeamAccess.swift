@@ -1,22 +1,6 @@
 import TallyProtocol
 import TallyStorage
 
-/// Who is asking, for a roster command: the caller the authentication middleware verified.
-///
-/// Every roster command acts as a signed-in person and reads them from `context.caller`, never
-/// from its args. Until every worker runs the middleware that sets it, a request without a caller
-/// is refused here.
-enum SignedIn {
-    static func caller(_ context: RequestContext) throws(TallyError) -> Caller {
-        guard let caller = context.caller else {
-            throw TallyError(
-                .unauthenticated,
-                "\(context.command) needs a signed-in caller: send the token identity.login gave you in the envelope's token")
-        }
-        return caller
-    }
-}
-
 /// The caller in one team: their membership, and what it lets them do. Team roles are the
 /// roster's own data, so they are checked here, not by the middleware.
 struct TeamAccess: Sendable {

@@ -3,8 +3,7 @@ import TallyStorage
 
 /// `roster.create_team`: a new team, with the caller as its first manager.
 enum CreateTeamCommand {
-    static func run(_ args: Arguments, _ context: RequestContext, _ store: RosterStore) throws -> StoredResult {
-        let caller = try SignedIn.caller(context)
+    static func run(_ args: Arguments, _ caller: Caller, _ context: RequestContext, _ store: RosterStore) throws -> StoredResult {
         try args.allowOnly(["name", "time_zone", "requires_approval", "hours_margin_minutes", "display_name"])
         let name = try args.text("name", longest: Team.nameLength, what: "the team's name, such as \"Corner Store\"")
         guard let zone = try args.optionalTimeZone("time_zone") else {
@@ -30,8 +29,7 @@ enum CreateTeamCommand {
 enum UpdateTeamCommand {
     static let changeable = ["hours_margin_minutes", "name", "requires_approval", "time_zone"]
 
-    static func run(_ args: Arguments, _ context: RequestContext, _ store: RosterStore) throws -> StoredResult {
-        let caller = try SignedIn.caller(context)
+    static func run(_ args: Arguments, _ caller: Caller, _ context: RequestContext, _ store: RosterStore) throws -> StoredResult {
         try args.allowOnly(Set(changeable + ["team_id"]))
         let teamID = try args.id("team_id", of: "one of your teams")
         guard changeable.contains(where: args.has) else {
@@ -80,8 +78,7 @@ enum UpdateTeamCommand {
 
 /// `roster.teams`: the teams the caller is in, with their role in each.
 enum TeamsCommand {
-    static func run(_ args: Arguments, _ context: RequestContext, _ store: RosterStore) throws -> TeamsResult {
-        let caller = try SignedIn.caller(context)
+    static func run(_ args: Arguments, _ caller: Caller, _ context: RequestContext, _ store: RosterStore) throws -> TeamsResult {
         try args.allowOnly([])
         return try store.read { session in
             let teams = try Team.all(session, ids: try Member.teamIDs(session, userID: caller.userID))
@@ -98,8 +95,7 @@ struct TeamsResult: Encodable, Sendable {
 
 /// `roster.team`: one of the caller's teams and its members.
 enum TeamCommand {
-    static func run(_ args: Arguments, _ context: RequestContext, _ store: RosterStore) throws -> TeamDetailResult {
-        let caller = try SignedIn.caller(context)
+    static func run(_ args: Arguments, _ caller: Caller, _ context: RequestContext, _ store: RosterStore) throws -> TeamDetailResult {
         try args.allowOnly(["team_id"])
         let teamID = try args.id("team_id", of: "one of your teams")
         return try store.read { session in

@@ -9,8 +9,7 @@ import TallyStorage
 enum RecordHoursCommand {
     static let mostMinutes = TimeOfDay.minutesPerDay + Team.hoursMargins.upperBound
 
-    static func run(_ args: Arguments, _ context: RequestContext, _ store: RosterStore) throws -> StoredResult {
-        let caller = try SignedIn.caller(context)
+    static func run(_ args: Arguments, _ caller: Caller, _ context: RequestContext, _ store: RosterStore) throws -> StoredResult {
         try args.allowOnly(["shift_id", "date", "minutes", "for_user_id"])
         let shiftID = try args.id("shift_id", of: "a shift of one of your teams")
         let date = try args.date("date")
@@ -63,8 +62,7 @@ enum RecordHoursCommand {
 enum HoursCommand {
     static let longestRange = 366
 
-    static func run(_ args: Arguments, _ context: RequestContext, _ store: RosterStore) throws -> HoursResult {
-        let caller = try SignedIn.caller(context)
+    static func run(_ args: Arguments, _ caller: Caller, _ context: RequestContext, _ store: RosterStore) throws -> HoursResult {
         try args.allowOnly(["team_id", "from", "to", "user_id"])
         let teamID = try args.id("team_id", of: "one of your teams")
         let dates = try args.dateRange(longest: longestRange)

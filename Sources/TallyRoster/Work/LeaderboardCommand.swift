@@ -6,8 +6,7 @@ import TallyStorage
 enum LeaderboardCommand {
     static let longestRange = 366
 
-    static func run(_ args: Arguments, _ context: RequestContext, _ store: RosterStore) throws -> LeaderboardResult {
-        let caller = try SignedIn.caller(context)
+    static func run(_ args: Arguments, _ caller: Caller, _ context: RequestContext, _ store: RosterStore) throws -> LeaderboardResult {
         try args.allowOnly(["team_id", "from", "to"])
         let teamID = try args.id("team_id", of: "one of your teams")
         let now = Timestamp.now()
