@@ -159,7 +159,7 @@ let package = Package(
         ]),
         // Throughput and latency of a running stack: speed is measured here, never in tests.
         .executableTarget(name: "TallyBenchmark", dependencies: [
-            "ZeroMQ", "TallyProtocol", "TallyTesting", "TallyAuth", "TallyNotifier",
+            "ZeroMQ", "TallyProtocol", "TallyStorage", "TallyTesting", "TallyAuth", "TallyNotifier",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Histogram", package: "hdrhistogram-swift"),
         ]),

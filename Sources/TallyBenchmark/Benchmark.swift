@@ -3,6 +3,7 @@ import Foundation
 import TallyAuth
 import TallyClient
 import TallyProtocol
+import TallyStorage
 import TallyTesting
 import ZeroMQ
 
@@ -58,6 +59,9 @@ struct Benchmark: AsyncParsableCommand {
     @Option(help: "After the table, load calc.tip (as its row does) for this many minutes and print the gateway's and the calc worker's resident memory each minute; 0 for none. A local stack only.")
     var soakMinutes: Double = 0
 
+    @Option(help: "When the local stack's writes are answered: disk (once synced to the disk, the default) or process (see docs/storage.md, Durability). Env: TALLY_DURABILITY.")
+    var durability: Durability = ProcessInfo.processInfo.environment["TALLY_DURABILITY"].flatMap(Durability.init(rawValue:)) ?? .disk
+
     @Option(help: "Access token the writes to --endpoint are sent with (they are a signed-in person's); a local stack signs its own. Env: TALLY_TOKEN.")
     var token: String?
 
@@ -90,6 +94,8 @@ struct Benchmark: AsyncParsableCommand {
             if let endpoint {
                 target = Target(endpoint: endpoint, description: "the gateway at \(endpoint)", pids: nil)
             } else {
+                // The stack's processes read it from the environment they inherit, as from tally up.
+                setenv("TALLY_DURABILITY", durability.rawValue, 1)
                 var options = TallyStack.Options()
                 options.heartbeat = .milliseconds(1000)
                 let local = try TallyStack(options: options)
@@ -267,7 +273,7 @@ struct Benchmark: AsyncParsableCommand {
         let build = "release build"
         #endif
         let load = (try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8))?.split(separator: " ").first.map(String.init) ?? "?"
-        return "tally-bench: \(ProcessInfo.processInfo.activeProcessorCount) cores, load \(load) at start, \(build), ipc endpoints; "
+        return "tally-bench: \(ProcessInfo.processInfo.activeProcessorCount) cores, load \(load) at start, \(build), ipc endpoints, durability \(durability.rawValue); "
             + String(format: "%.1f s measured per row (the first five rows in %d interleaved slices) after %.1f s warm-up", seconds, rounds, warmupSeconds)
     }
 
@@ -309,3 +315,5 @@ enum Requests {
     private static let tipBodies = (0..<1024).map { Data(#"{"id":"\#($0)","command":"calc.tip","args":\#(tipArgs)}"#.utf8) }
     private static let pingBodies = (0..<1024).map { Data(#"{"id":"\#($0)","command":"system.ping"}"#.utf8) }
 }
+
+extension Durability: ExpressibleByArgument {}

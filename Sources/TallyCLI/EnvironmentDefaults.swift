@@ -1,5 +1,6 @@
 import Foundation
 import TallyLifecycle
+import TallyStorage
 
 /// Defaults that an environment variable can override, so containers and systemd units configure
 /// Tally without flags. A flag given on the command line wins over both.
@@ -36,6 +37,7 @@ enum EnvironmentDefaults {
     static var logLevel: String { string("TALLY_LOG_LEVEL", "info") }
     static var logFormat: ProcessOptions.LogFormat { ProcessOptions.LogFormat(rawValue: string("TALLY_LOG_FORMAT", "text")) ?? .text }
     static var metricsAddress: String { string("TALLY_METRICS_ADDRESS", "off") }
+    static var durability: Durability { Durability(rawValue: string("TALLY_DURABILITY", "disk")) ?? .disk }
     static var cpuScheduling: CPUScheduling { CPUScheduling(rawValue: string("TALLY_CPU_SCHEDULING", "batch")) ?? .batch }
     /// MDP workers (threads) per worker process: one per core.
     static var concurrency: Int { int("TALLY_WORKER_CONCURRENCY", ProcessInfo.processInfo.activeProcessorCount) }

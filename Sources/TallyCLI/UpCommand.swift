@@ -76,7 +76,7 @@ struct UpCommand: AsyncParsableCommand {
         defer { try? FileManager.default.removeItem(atPath: runtimeDirectory) }
         let readiness = Readiness(parts: children.map(\.name))
         try await process.runServices(
-            [ProcessSupervisor(children: children, environment: database.url.map { ["TALLY_DATABASE_URL": $0] } ?? [:], runtimeDirectory: runtimeDirectory, readiness: readiness, logger: logger)],
+            [ProcessSupervisor(children: children, environment: database.environment, runtimeDirectory: runtimeDirectory, readiness: readiness, logger: logger)],
             readiness: readiness, logger: logger)
     }
 }

@@ -10,15 +10,16 @@ import TallyStorage
 ///   the services' tables never collide and each still migrates on its own. Every worker of a
 ///   service, on any host, given the same URL shares the same data.
 public enum DataLocation: Sendable {
-    case directory(String)
+    case directory(String, Durability)
     case postgres(PostgresConfiguration)
 
-    /// `--database` (or `TALLY_DATABASE_URL`) when given, else SQLite files in `dataDirectory`.
-    /// The URL is checked here, so a worker with a bad one stops at start with a clear message
-    /// (never echoing the URL, which may hold a password).
-    public init(dataDirectory: String, databaseURL: String?) throws {
+    /// `--database` (or `TALLY_DATABASE_URL`) when given, else SQLite files in `dataDirectory`;
+    /// either with `durability` (`--durability`). The URL is checked here, so a worker with a bad
+    /// one stops at start with a clear message (never echoing the URL, which may hold a password).
+    public init(dataDirectory: String, databaseURL: String?, durability: Durability = .disk) throws {
         if let databaseURL, !databaseURL.isEmpty {
-            let configuration = try PostgresConfiguration(url: databaseURL)
+            var configuration = try PostgresConfiguration(url: databaseURL)
+            configuration.durability = durability
             guard configuration.schema == nil else {
                 throw TallyError(
                     .invalidArgument, "the database URL must not name a schema: each service keeps its tables in a schema named after it",
@@ -26,7 +27,7 @@ public enum DataLocation: Sendable {
             }
             self = .postgres(configuration)
         } else {
-            self = .directory(dataDirectory)
+            self = .directory(dataDirectory, durability)
         }
     }
 
@@ -34,8 +35,8 @@ public enum DataLocation: Sendable {
     /// `<directory>/<name>.sqlite`, or the schema `name` of the PostgreSQL database.
     public func engine(for name: String) throws -> any StorageEngine {
         switch self {
-        case .directory(let directory):
-            return try SQLiteEngine(directory: directory, name: name)
+        case .directory(let directory, let durability):
+            return try SQLiteEngine(directory: directory, name: name, durability: durability)
         case .postgres(var configuration):
             configuration.schema = name
             return PostgresEngine(configuration: configuration)
@@ -45,7 +46,7 @@ public enum DataLocation: Sendable {
     /// What logs and messages show: the directory, or the URL without its password.
     public var description: String {
         switch self {
-        case .directory(let directory): directory
+        case .directory(let directory, _): directory
         case .postgres(let configuration): configuration.redacted
         }
     }

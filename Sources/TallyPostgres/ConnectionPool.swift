@@ -92,6 +92,8 @@ final class ConnectionPool: Sendable {
         if let schema = configuration.schema {
             options.additionalStartupParameters.append(("search_path", schema))
         }
+        // Set either way, so the promise holds whatever the server's own default is.
+        options.additionalStartupParameters.append(("synchronous_commit", configuration.durability == .disk ? "on" : "off"))
         var settings: PostgresConnection.Configuration
         if let socketPath = configuration.socketPath {
             settings = .init(

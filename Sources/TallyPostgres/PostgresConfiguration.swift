@@ -1,4 +1,5 @@
 import Foundation
+import TallyStorage
 import TallyProtocol
 
 /// Where a PostgreSQL engine connects and how it behaves, read from a URL:
@@ -54,6 +55,10 @@ public struct PostgresConfiguration: Sendable {
     public var schema: String? {
         didSet { precondition(schema.map(Self.isSchemaName) ?? true, "not a schema name: \(schema!)") }
     }
+    /// Whether a commit is answered only once the server has flushed its log (`Durability`):
+    /// `.process` turns `synchronous_commit` off for Tally's connections. Not part of the URL: it
+    /// is the same setting (`--durability`) for SQLite and PostgreSQL.
+    public var durability: Durability = .disk
     /// TLS to a server over TCP (see `TLSMode`).
     public var tls: TLSMode
     /// A PEM file of the authorities whose certificates `verify-ca` and `verify-full` trust;

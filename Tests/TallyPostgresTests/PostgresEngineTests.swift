@@ -34,6 +34,16 @@ struct PostgresEngineTests {
         return engine
     }
 
+    /// A commit is answered once the server has flushed its log (the server's default) unless
+    /// the operator chose `Durability.process`.
+    @Test func aCommitIsOnTheDiskByDefaultAndOnlyWithTheServerWhenAskedFor() throws {
+        #expect(try engine().read { try $0.fetchValue("SHOW synchronous_commit", as: String.self) } == "on")
+        var configuration = try PostgresConfiguration(url: url)
+        configuration.durability = .process
+        let fast = PostgresEngine(configuration: configuration)
+        #expect(try fast.read { try $0.fetchValue("SHOW synchronous_commit", as: String.self) } == "off")
+    }
+
     /// The largest money the SQLite tests store, Int128's own limits, and their neighbours.
     @Test func moneyRoundTripsExactlyAtEveryMagnitude() throws {
         let engine = try engine()

@@ -34,6 +34,15 @@ import Testing
         #expect(try count(try engine()) == 1)
     }
 
+    /// A commit is answered once its log is synced (`synchronous = FULL`) unless the operator
+    /// chose `Durability.process`: on the writer's connection, the one that commits.
+    @Test func aCommitIsOnTheDiskByDefaultAndOnlyInTheLogWhenAskedFor() throws {
+        let durable = try engine()
+        #expect(try durable.write { try $0.fetchValue("PRAGMA synchronous", as: Int.self) } == 2, "FULL")
+        let fast = try SQLiteEngine(directory: directory.path, name: "fast", durability: .process)
+        #expect(try fast.write { try $0.fetchValue("PRAGMA synchronous", as: Int.self) } == 1, "NORMAL")
+    }
+
     /// Commits never checkpoint (`wal_autocheckpoint` is 0 on the engine's connections): the
     /// engine's own thread copies the log into the database file once enough commits were made.
     @Test func theLogIsCopiedIntoTheDatabaseFileOffTheCommitPath() async throws {

@@ -31,10 +31,12 @@ public final class SQLiteEngine: StorageEngine {
     /// Bytes a write-ahead log file is trimmed to when its log starts again.
     static let logFileLimit = 512 << 20
 
-    /// Opens (creating if needed) `<directory>/<name>.sqlite`. `logRestartPages`: how large the
-    /// write-ahead log may grow before a checkpoint has it started again (see `WALCheckpointer`).
+    /// Opens (creating if needed) `<directory>/<name>.sqlite`. `durability`: whether a commit
+    /// returns only once its log is synced to the disk (`Durability`). `logRestartPages`: how
+    /// large the write-ahead log may grow before a checkpoint has it started again (see
+    /// `WALCheckpointer`).
     public init(
-        directory: String, name: String, busyTimeout: Duration = .seconds(10),
+        directory: String, name: String, durability: Durability = .disk, busyTimeout: Duration = .seconds(10),
         logRestartPages: Int = defaultLogRestartPages
     ) throws {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
@@ -60,6 +62,10 @@ public final class SQLiteEngine: StorageEngine {
         let path = path
         do {
             pool = try Self.withFileLock(path + ".migrate-lock") { try DatabasePool(path: path, configuration: configuration) }
+            // On the writer's connection, the only one that commits, and after GRDB turned WAL on
+            // (which sets NORMAL): FULL syncs the write-ahead log in every commit, so an answered
+            // change survives a power cut; NORMAL syncs only at checkpoints (see `Durability`).
+            try pool.writeWithoutTransaction { try $0.execute(sql: "PRAGMA synchronous = \(durability == .disk ? "FULL" : "NORMAL")") }
             checkpointer = try WALCheckpointer(path: path, configuration: configuration, restartPages: logRestartPages)
         } catch let error as DatabaseError {
             throw StorageFailure(location: "sqlite:\(path)", detail: "cannot open: \(error)")

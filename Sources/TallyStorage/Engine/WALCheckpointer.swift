@@ -10,10 +10,10 @@ import GRDB
 /// slowest commits. The engine's connections turn that off (`wal_autocheckpoint = 0`) and this
 /// runs a PASSIVE checkpoint from a connection of its own instead, which never blocks writers or
 /// readers: it copies what no reader still needs, and the writer starts the log again from the
-/// top once all of it has been copied. Durability is unchanged: as before, a commit is in the log
-/// before it is answered, which a crash of the process cannot undo, and with GRDB's WAL setting
-/// (`synchronous = NORMAL`) the log reaches the disk at checkpoints, which now come at least
-/// every second while there are commits.
+/// top once all of it has been copied. Durability does not depend on it: a commit is in the log
+/// before it is answered (synced there too, under `Durability.disk`), and under
+/// `Durability.process` (`synchronous = NORMAL`) the log reaches the disk at checkpoints, which
+/// come at least every second while there are commits.
 ///
 /// It checkpoints once `commitsPerCheckpoint` commits have been noted, or a second after the last
 /// checkpoint when any commit was; several processes on one file each run one, and a checkpoint
