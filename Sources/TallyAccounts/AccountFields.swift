@@ -32,19 +32,6 @@ struct AccountName: Equatable {
     }
 }
 
-/// Reading `id`, the account a command is about.
-enum AccountID {
-    static func read(_ args: Arguments) throws(TallyError) -> Int64 {
-        guard args.has("id") else {
-            throw .invalidArgument("id is required (the id of one of your accounts, such as 1)", field: args.field("id"))
-        }
-        guard case .integer(let id)? = args.values["id"], id >= 1 else {
-            throw .invalidArgument("id must be an account id: a whole number from 1", field: args.field("id"))
-        }
-        return id
-    }
-}
-
 /// The errors about accounts that depend on what is stored.
 enum AccountErrors {
     static func notFound(_ id: Int64) -> TallyError {

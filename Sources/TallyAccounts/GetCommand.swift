@@ -5,7 +5,7 @@ enum GetCommand {
     static func run(_ args: Arguments, _ caller: Caller, _ context: RequestContext, _ store: AccountStore) throws -> AccountResult {
         let owner = caller.userID
         try args.allowOnly(["id"])
-        let id = try AccountID.read(args)
+        let id = try args.id("id", of: "one of your accounts")
         return try store.store.read { session in try AccountRecord.find(session, owner: owner, id: id).result() }
     }
 }

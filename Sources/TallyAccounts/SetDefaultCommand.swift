@@ -6,7 +6,7 @@ enum SetDefaultCommand {
     static func run(_ args: Arguments, _ caller: Caller, _ context: RequestContext, _ store: AccountStore) throws -> StoredResult {
         let owner = caller.userID
         try args.allowOnly(["id"])
-        let id = try AccountID.read(args)
+        let id = try args.id("id", of: "one of your accounts")
         return try store.change(args, context, owner: owner) { session, now in
             var account = try AccountRecord.find(session, owner: owner, id: id)
             if !account.isDefault {

@@ -10,7 +10,7 @@ enum UpdateCommand {
     static func run(_ args: Arguments, _ caller: Caller, _ context: RequestContext, _ store: AccountStore) throws -> StoredResult {
         let owner = caller.userID
         try args.allowOnly(Set(changeable + ["id"]))
-        let id = try AccountID.read(args)
+        let id = try args.id("id", of: "one of your accounts")
         guard changeable.contains(where: args.has) else {
             throw TallyError.invalidArgument(
                 "accounts.update needs at least one of \(changeable.joined(separator: ", ")) to change", field: "args")

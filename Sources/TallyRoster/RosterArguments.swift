@@ -2,22 +2,6 @@ import TallyProtocol
 
 /// The roster's kinds of argument, read with the field named in every error.
 extension Arguments {
-    /// A row id (`team_id`, `shift_id`, `trade_id`): a whole number from 1.
-    func id(_ key: String, of what: String) throws(TallyError) -> Int64 {
-        guard let id = try optionalID(key, of: what) else {
-            throw .invalidArgument("\(key) is required (the id of \(what), such as 1)", field: field(key))
-        }
-        return id
-    }
-
-    func optionalID(_ key: String, of what: String) throws(TallyError) -> Int64? {
-        guard has(key) else { return nil }
-        guard case .integer(let id)? = values[key], id >= 1 else {
-            throw .invalidArgument("\(key) must be the id of \(what): a whole number from 1", field: field(key))
-        }
-        return id
-    }
-
     /// A user id as the identity service gives them out: 1 to 128 bytes.
     func optionalUserID(_ key: String) throws(TallyError) -> String? {
         guard let id = try optionalString(key) else { return nil }

@@ -6,9 +6,9 @@ enum AddItemCommand {
     static func run(_ args: Arguments, _ caller: Caller, _ context: RequestContext, _ store: ShoppingStore) throws -> StoredResult {
         let owner = caller.userID
         try args.allowOnly(["list_id", "name", "unit", "planned_quantity"])
-        let listID = try Fields.id(args, "list_id", of: "lists")
-        let name = try TextField.required(args, "name", longest: ItemName.longest, what: "an item name such as \"Milk\"")
-        let unit = try TextField.read(args, "unit", longest: Unit.longest, what: "a unit such as \"kg\", or leave it out")
+        let listID = try args.id("list_id", of: "one of your lists")
+        let name = try args.text("name", longest: ItemName.longest, what: "an item name such as \"Milk\"")
+        let unit = try args.optionalText("unit", longest: Unit.longest, what: "a unit such as \"kg\", or leave it out")
         let planned = try Fields.quantity(args, "planned_quantity") ?? 1
         // Before the transaction, which the other changes of its group commit wait on.
         let nameKey = ItemName.key(name)

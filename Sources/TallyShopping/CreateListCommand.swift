@@ -12,8 +12,8 @@ enum CreateListCommand {
         let owner = caller.userID
         try args.allowOnly(keys)
         let kind = try Fields.kind(args, required: true)!
-        let name = try TextField.required(args, "name", longest: ListName.longest, what: "a list name such as \"Weekly\"")
-        let fromTemplate = try Fields.optionalID(args, "from_template", of: "templates")
+        let name = try args.text("name", longest: ListName.longest, what: "a list name such as \"Weekly\"")
+        let fromTemplate = try args.optionalID("from_template", of: "one of your templates")
         // Without a currency, a copy keeps its template's; otherwise the locale's region picks it.
         let givenCurrency = args.has("currency") || fromTemplate == nil ? try args.currency(locale: context.locale) : nil
 

@@ -8,7 +8,7 @@ enum DeleteListCommand {
     static func run(_ args: Arguments, _ caller: Caller, _ context: RequestContext, _ store: ShoppingStore) throws -> StoredResult {
         let owner = caller.userID
         try args.allowOnly(["list_id"])
-        let id = try Fields.id(args, "list_id", of: "lists")
+        let id = try args.id("list_id", of: "one of your lists")
         return try store.change(args, context, owner: owner) { change in
             let list = try ListRecord.find(change.session, owner: owner, id: id)
             let summary = try ListSummary(list)

@@ -2,30 +2,6 @@ import Foundation
 import TallyProtocol
 import TallyStorage
 
-/// A name as typed (a list's, an item's, a unit), trimmed, checked for length and control characters.
-enum TextField {
-    static func read(_ args: Arguments, _ key: String, longest: Int, what: String) throws(TallyError) -> String? {
-        guard let raw = try args.optionalString(key) else { return nil }
-        let text = raw.trimmingCharacters(in: .whitespacesAndNewlines)
-        let field = args.field(key)
-        guard !text.isEmpty else { throw .invalidArgument("\(key) must not be blank (\(what))", field: field) }
-        guard text.count <= longest, text.utf8.count <= longest * 16 else {
-            throw .invalidArgument("\(key) must be at most \(longest) characters; this one has \(text.count)", field: field)
-        }
-        guard !text.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
-            throw .invalidArgument("\(key) must not contain control characters such as tabs or line breaks", field: field)
-        }
-        return text
-    }
-
-    static func required(_ args: Arguments, _ key: String, longest: Int, what: String) throws(TallyError) -> String {
-        guard let text = try read(args, key, longest: longest, what: what) else {
-            throw .invalidArgument("\(key) is required (\(what))", field: args.field(key))
-        }
-        return text
-    }
-}
-
 /// Item names and the key that says two names are the same item.
 enum ItemName {
     static let longest = 100
@@ -78,20 +54,6 @@ enum Unit {
 /// Ids, kinds and quantities as the commands read them.
 enum Fields {
     static let largestQuantity = 10_000
-
-    static func id(_ args: Arguments, _ key: String, of what: String) throws(TallyError) -> Int64 {
-        guard args.has(key) else {
-            throw .invalidArgument("\(key) is required (the id of one of your \(what), such as 1)", field: args.field(key))
-        }
-        guard case .integer(let id)? = args.values[key], id >= 1 else {
-            throw .invalidArgument("\(key) must be the id of one of your \(what): a whole number from 1", field: args.field(key))
-        }
-        return id
-    }
-
-    static func optionalID(_ args: Arguments, _ key: String, of what: String) throws(TallyError) -> Int64? {
-        args.has(key) ? try id(args, key, of: what) : nil
-    }
 
     static func quantity(_ args: Arguments, _ key: String) throws(TallyError) -> Int? {
         try args.optionalInteger(key, in: 0...largestQuantity)

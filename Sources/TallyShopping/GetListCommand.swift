@@ -15,7 +15,7 @@ enum GetListCommand {
     static func run(_ args: Arguments, _ caller: Caller, _ context: RequestContext, _ store: ShoppingStore) throws -> ListDetail {
         let owner = caller.userID
         try args.allowOnly(["list_id", "include_purchased"])
-        let id = try Fields.id(args, "list_id", of: "lists")
+        let id = try args.id("list_id", of: "one of your lists")
         let includePurchased = try args.optionalBool("include_purchased") ?? false
         // Straight through the engine, not `ServiceStore.change`: no event, no idempotency key.
         return try store.store.engine.write { session in

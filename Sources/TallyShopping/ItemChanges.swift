@@ -15,7 +15,7 @@ struct ItemTarget {
     }
 
     static func ids(_ args: Arguments) throws(TallyError) -> (list: Int64, item: Int64) {
-        (try Fields.id(args, "list_id", of: "lists"), try Fields.id(args, "item_id", of: "items"))
+        (try args.id("list_id", of: "one of your lists"), try args.id("item_id", of: "one of your items"))
     }
 
     /// Stores the item when it changed (with the list's tallies and `updated_at`), unless the

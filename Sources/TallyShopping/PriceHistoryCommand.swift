@@ -13,7 +13,7 @@ enum PriceHistoryCommand {
     static func run(_ args: Arguments, _ caller: Caller, _ context: RequestContext, _ store: ShoppingStore) throws -> PriceHistory {
         let owner = caller.userID
         try args.allowOnly(["name", "currency", "limit"])
-        let name = try TextField.required(args, "name", longest: ItemName.longest, what: "an item name such as \"Milk\"")
+        let name = try args.text("name", longest: ItemName.longest, what: "an item name such as \"Milk\"")
         let currency = args.has("currency") ? try args.currency(locale: context.locale) : nil
         let limit = try args.optionalInteger("limit", in: 1...largestLimit) ?? defaultLimit
         let inCurrency: SQL = currency.map { "AND l.currency = \($0.code)" } ?? ""

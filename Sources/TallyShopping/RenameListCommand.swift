@@ -7,8 +7,8 @@ enum RenameListCommand {
     static func run(_ args: Arguments, _ caller: Caller, _ context: RequestContext, _ store: ShoppingStore) throws -> StoredResult {
         let owner = caller.userID
         try args.allowOnly(["list_id", "name"])
-        let id = try Fields.id(args, "list_id", of: "lists")
-        let name = try TextField.required(args, "name", longest: ListName.longest, what: "a list name such as \"Weekly\"")
+        let id = try args.id("list_id", of: "one of your lists")
+        let name = try args.text("name", longest: ListName.longest, what: "a list name such as \"Weekly\"")
         return try store.change(args, context, owner: owner) { change in
             var list = try ListRecord.find(change.session, owner: owner, id: id)
             if list.name != name {

@@ -14,9 +14,9 @@ enum UpdateItemCommand {
             throw TallyError.invalidArgument(
                 "shopping.update_item needs at least one of \(changeable.joined(separator: ", ")) to change", field: "args")
         }
-        let name = try TextField.read(args, "name", longest: ItemName.longest, what: "an item name such as \"Milk\"")
+        let name = try args.optionalText("name", longest: ItemName.longest, what: "an item name such as \"Milk\"")
         let clearsUnit = try args.optionalString("unit") == ""
-        let unit = clearsUnit ? nil : try TextField.read(args, "unit", longest: Unit.longest, what: "a unit such as \"kg\", or \"\" for none")
+        let unit = clearsUnit ? nil : try args.optionalText("unit", longest: Unit.longest, what: "a unit such as \"kg\", or \"\" for none")
         let planned = try Fields.quantity(args, "planned_quantity")
         let purchased = try Fields.quantity(args, "purchased_quantity")
         let nameKey = name.map(ItemName.key)

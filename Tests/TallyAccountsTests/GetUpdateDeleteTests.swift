@@ -22,7 +22,7 @@ import Testing
                 .invalidArgument, "id is required (the id of one of your accounts, such as 1)", field: "args.id"))
             for id in [0, "1", .number(1.5), -3] as [JSONValue] {
                 #expect(harness.error(command, ["id": id]) == TallyError(
-                    .invalidArgument, "id must be an account id: a whole number from 1", field: "args.id"), "\(command) \(id)")
+                    .invalidArgument, "id must be the id of one of your accounts: a whole number from 1", field: "args.id"), "\(command) \(id)")
             }
             #expect(harness.error(command, ["id": 1], as: nil)?.code == .unauthenticated)
         }
