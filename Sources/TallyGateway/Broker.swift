@@ -44,6 +44,8 @@ final class Broker {
     private var refused: [Data: Int] = [:]
     /// Set when the gateway stops: requests already accepted are still served, new ones are not.
     private(set) var isDraining = false
+    /// New requests answered `unavailable` because the gateway was draining, for its last log line.
+    private(set) var refusedWhileDraining = 0
     /// Services whose 7/MDP requests carry a Tally JSON envelope: the catalog's and the gateway's.
     private let tallyServices: Set<String>
     private let metrics: GatewayMetrics
@@ -180,6 +182,7 @@ final class Broker {
         timeout: Duration, retrySafe: Bool
     ) {
         guard !isDraining else {
+            refusedWhileDraining += 1
             answer(address, id: envelopeID, TallyError(
                 .unavailable, "the gateway is shutting down; retry shortly, or through another gateway"))
             return

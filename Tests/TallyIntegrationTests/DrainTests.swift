@@ -96,6 +96,34 @@ import Testing
             #expect(!stack.gateway.log.contains("stopped before answering"), "\(stack.gateway.log)")
         }
     }
+
+    /// Requests that reach a stopping gateway after it has answered everything it accepted (the
+    /// issue: 128 sent a few milliseconds after SIGTERM got no reply at all) are answered
+    /// `unavailable` while its sockets stay open; it closes once its client port has been quiet.
+    @Test func aStoppingGatewayAnswersEveryRequestThatReachesItBeforeItCloses() async throws {
+        var options = TallyStack.Options(workers: ["calc": 1])
+        // A quiet period long enough to see the drain begin and send into it on a busy machine.
+        options.gatewayArguments = ["--drain-timeout-ms", "60000", "--drain-quiet-ms", "3000"]
+        try await TallyStack.with(options) { stack in
+            stack.gateway.signal(SIGTERM)
+            try await stack.waitUntil("the gateway says it drains") {
+                stack.gateway.readiness.status?.contains("draining") == true
+            }
+            let burst = 128
+            let requests = (0..<burst).map {
+                Envelope(id: "late-\($0)", command: "calc.tip", args: bill, deadlineMilliseconds: 60_000).encoded()
+            }
+            let replies = try await RawPeer.requests(requests, endpoint: stack.frontend, context: stack.context, timeout: .seconds(30))
+            #expect(replies.count == burst, "\(replies.count) of \(burst) answered\n\(stack.gateway.log)")
+            for reply in replies.map({ try? Reply.decode($0) }) {
+                #expect(reply?.error?.code == .unavailable && reply?.error?.message.contains("shutting down") == true, "\(String(describing: reply))")
+            }
+            // Quiet again, it closes: long before its drain timeout, and saying what it refused.
+            #expect(await stack.gateway.waitForExit(timeout: .seconds(40)))
+            #expect(stack.gateway.exitStatus == 0, "\(stack.gateway.log)")
+            #expect(stack.gateway.log.contains("refused_while_draining=\(burst)"), "\(stack.gateway.log)")
+        }
+    }
 }
 
 extension TallyStack {
