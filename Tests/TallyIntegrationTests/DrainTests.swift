@@ -1,7 +1,9 @@
 import Foundation
+import TallyObservability
 import TallyProtocol
 import TallyTesting
 import Testing
+import ZeroMQ
 
 /// Stopping a process under load with SIGTERM, as systemd and orchestrators do: what it has
 /// taken on is answered, not dropped.
@@ -123,6 +125,39 @@ import Testing
             #expect(stack.gateway.exitStatus == 0, "\(stack.gateway.log)")
             #expect(stack.gateway.log.contains("refused_while_draining=\(burst)"), "\(stack.gateway.log)")
         }
+    }
+
+    /// `GET /ready` answers 503 for as long as a gateway drains, so a load balancer stops sending
+    /// before the sockets close; the port does not go silent at SIGTERM.
+    @Test func aDrainingGatewaysReadyEndpointAnswers503UntilItCloses() async throws {
+        let metrics = try #require(HTTPAddress("127.0.0.1:\(try freeLoopbackPort())"))
+        var options = TallyStack.Options()
+        options.gatewayArguments = ["--metrics", "\(metrics)", "--drain-timeout-ms", "60000"]
+        try await TallyStack.with(options) { stack in
+            #expect(try await get("/ready", metrics).status == 200)
+            // An accepted request no worker can take yet keeps the drain open.
+            let waiting = try stack.client(timeout: .seconds(120))
+            let held = Task { try await waiting.call("calc.tip", bill) }
+            try await stack.waitUntil("the request waits for a worker") {
+                (try? await stack.serviceStatus("calc"))?["queued"]?.intValue == 1
+            }
+
+            stack.gateway.signal(SIGTERM)
+            try await stack.waitUntil("the gateway says it drains") {
+                stack.gateway.readiness.status?.contains("draining") == true
+            }
+            #expect(try await get("/ready", metrics).status == 503)
+            #expect(try await get("/metrics", metrics).body.contains("tally_gateway_"))
+
+            try stack.startWorker("calc")
+            #expect(try await stack.explained(held).result?["tip"] == "15.12")
+            #expect(await stack.gateway.waitForExit(timeout: .seconds(30)))
+            #expect(stack.gateway.exitStatus == 0, "\(stack.gateway.log)")
+        }
+    }
+
+    private func get(_ path: String, _ address: HTTPAddress) async throws -> HTTPProbe.Response {
+        try await DedicatedThread.run(name: "probe") { try HTTPProbe.get(path, from: address, timeout: .seconds(10)) }
     }
 }
 
