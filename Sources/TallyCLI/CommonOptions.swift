@@ -98,10 +98,15 @@ struct ProcessOptions: ParsableArguments {
     /// supervisor (`tally up`, or a test), also stops if that parent goes away, so no process is
     /// ever left behind. `readiness` (sd_notify) hears when shutdown begins.
     func runServices(_ services: [any Service], readiness: Readiness? = nil, logger: Logger) async throws {
-        var configured = services.map { ServiceGroupConfiguration.ServiceConfiguration(service: $0) }
+        // A service group stops its services in reverse order, each after the one behind it has
+        // returned: the HTTP endpoint comes first so that it stops last, and `/ready` answers 503
+        // (after `ShutdownAnnouncer`) for as long as the process drains, instead of going silent
+        // at SIGTERM; a load balancer sees the drain rather than a dead port.
+        var configured: [ServiceGroupConfiguration.ServiceConfiguration] = []
         if let address = metricsAddress, let registry = Self.registry.withLock({ $0 }) {
             configured.append(.init(service: MetricsEndpoint(address: address, registry: registry, logger: logger)))
         }
+        configured += services.map { .init(service: $0) }
         if let readiness {
             configured.append(.init(service: ShutdownAnnouncer(readiness: readiness), successTerminationBehavior: .ignore))
         }

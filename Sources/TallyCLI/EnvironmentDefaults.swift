@@ -31,6 +31,7 @@ enum EnvironmentDefaults {
     static var maximumHeldReplies: Int { int("TALLY_MAX_HELD_REPLIES", 200_000) }
     static var maximumConnections: Int { int("TALLY_MAX_CONNECTIONS", 10_000) }
     static var drainTimeoutMilliseconds: Int { int("TALLY_DRAIN_TIMEOUT_MS", 5000) }
+    static var drainQuietMilliseconds: Int { int("TALLY_DRAIN_QUIET_MS", 100) }
     static var eventsEndpoint: String { string("TALLY_EVENTS_ENDPOINT", "tcp://127.0.0.1:5557") }
     static var dataDirectory: String { string("TALLY_DATA_DIR", "./.tally") }
     static var databaseURL: String? { optionalString("TALLY_DATABASE_URL") }

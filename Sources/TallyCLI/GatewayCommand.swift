@@ -36,6 +36,14 @@ struct GatewayCommand: AsyncParsableCommand {
 
     @Option(help: "On SIGTERM, how long to keep serving accepted requests (refusing new ones) before answering the rest unavailable. Env: TALLY_DRAIN_TIMEOUT_MS.")
     var drainTimeoutMs: Int = EnvironmentDefaults.drainTimeoutMilliseconds
+
+    @Option(
+        help: """
+            On SIGTERM, once every accepted request is answered, how long the client port stays open after the last \
+            request arrived; later arrivals are answered unavailable too, not dropped. Within the drain timeout. \
+            Env: TALLY_DRAIN_QUIET_MS.
+            """)
+    var drainQuietMs: Int = EnvironmentDefaults.drainQuietMilliseconds
     @OptionGroup var curveKey: CurveKeyOption
 
     @OptionGroup var curve: ServerCurveOptions
@@ -45,6 +53,7 @@ struct GatewayCommand: AsyncParsableCommand {
     func validate() throws {
         guard maxMessageBytes >= 1024 else { throw ValidationError("--max-message-bytes must be at least 1024") }
         guard drainTimeoutMs >= 0 else { throw ValidationError("--drain-timeout-ms must be 0 or more") }
+        guard drainQuietMs >= 0 else { throw ValidationError("--drain-quiet-ms must be 0 or more") }
         guard defaultDeadlineMs >= 1 else { throw ValidationError("--default-deadline-ms must be at least 1") }
         guard maxQueueDepth >= 1 else { throw ValidationError("--max-queue-depth must be at least 1") }
         guard maxClientRequests >= 1 else { throw ValidationError("--max-client-requests must be at least 1") }
@@ -65,7 +74,7 @@ struct GatewayCommand: AsyncParsableCommand {
             frontendEndpoint: frontend, backendEndpoint: backend, heartbeatInterval: heartbeat.interval,
             liveness: heartbeat.liveness, maximumMessageBytes: maxMessageBytes, defaultDeadline: .milliseconds(defaultDeadlineMs),
             maximumQueueDepth: maxQueueDepth, maximumClientRequests: maxClientRequests, maximumHeldReplies: maxHeldReplies,
-            drainTimeout: .milliseconds(drainTimeoutMs), catalog: ServiceCatalog.commands, curve: keys)
+            drainTimeout: .milliseconds(drainTimeoutMs), drainQuietPeriod: .milliseconds(drainQuietMs), catalog: ServiceCatalog.commands, curve: keys)
         let readiness = Readiness(parts: ["gateway"])
         let gateway = GatewayService(
             configuration: configuration, context: context, logger: logger, readiness: readiness.reporter(for: "gateway"))

@@ -44,6 +44,8 @@ final class Broker {
     private var refused: [Data: Int] = [:]
     /// Set when the gateway stops: requests already accepted are still served, new ones are not.
     private(set) var isDraining = false
+    /// New requests answered `unavailable` because the gateway was draining, for its last log line.
+    private(set) var refusedWhileDraining = 0
     /// Services whose 7/MDP requests carry a Tally JSON envelope: the catalog's and the gateway's.
     private let tallyServices: Set<String>
     private let metrics: GatewayMetrics
@@ -180,6 +182,7 @@ final class Broker {
         timeout: Duration, retrySafe: Bool
     ) {
         guard !isDraining else {
+            refusedWhileDraining += 1
             answer(address, id: envelopeID, TallyError(
                 .unavailable, "the gateway is shutting down; retry shortly, or through another gateway"))
             return
@@ -279,6 +282,10 @@ final class Broker {
                 return
             }
             worker.held.remove(at: index)
+            if worker.isLeaving && worker.held.isEmpty {
+                workers[identity] = nil
+                logger.info("worker left", metadata: ["service": "\(worker.service)", "reason": "drained"])
+            }
             let serviceRecord = services[worker.service]!
             if let request = forget(holding) {
                 deliver(request.client.frames(body), to: request.client.identity)
@@ -300,7 +307,32 @@ final class Broker {
             }
         case .disconnect:
             removeWorker(identity, reason: "disconnected", notify: false)
+        case .drain:
+            // Acknowledged at once, and the acknowledgement is the last message the worker gets:
+            // every REQUEST sent before it reaches the worker first, and the worker answers what
+            // it receives until it reads this. A worker not registered has nothing to finish.
+            _ = transport.sendToWorker([identity] + Majordomo.BrokerMessage.disconnect.frames)
+            if let known { beginLeaving(known) }
         }
+    }
+
+    /// Takes a draining worker out of its service, so it is sent nothing more, and forgets it
+    /// once it has answered the requests it holds (at once when it holds none). Until then its
+    /// replies are passed on as any worker's; should it die first, its requests are
+    /// re-dispatched or failed as `removeWorker` says.
+    private func beginLeaving(_ worker: WorkerRecord) {
+        worker.isLeaving = true
+        let service = services[worker.service]!
+        service.members.removeAll { $0 === worker }
+        service.metrics.liveWorkers.record(service.liveWorkers)
+        guard !worker.held.isEmpty else {
+            workers[worker.identity] = nil
+            logger.info("worker left", metadata: ["service": "\(worker.service)", "reason": "drained"])
+            return
+        }
+        logger.info(
+            "worker leaving once it has answered what it holds",
+            metadata: ["service": "\(worker.service)", "requests": "\(worker.held.count)"])
     }
 
     /// Sends queued requests of `service` to its workers with room for one: the least loaded
@@ -423,8 +455,12 @@ final class Broker {
         for (identity, worker) in workers where worker.expiry <= now && !isRunningALiveRequest(worker) {
             removeWorker(identity, reason: "missed \(configuration.liveness) heartbeats", notify: false)
         }
-        for identity in Array(workers.keys) where transport.sendToWorker([identity] + Majordomo.BrokerMessage.heartbeat.frames) != .sent {
-            removeWorker(identity, reason: "unreachable", notify: false)
+        // Not to a leaving worker: the DISCONNECT it was sent is its last message, and its replies
+        // may still be on their way after it has closed its socket.
+        for worker in Array(workers.values) where !worker.isLeaving
+            && transport.sendToWorker([worker.identity] + Majordomo.BrokerMessage.heartbeat.frames) != .sent
+        {
+            removeWorker(worker.identity, reason: "unreachable", notify: false)
         }
         // The latency windows move on here, once per heartbeat, rather than per request.
         for service in services.values { service.recent.advance(to: now) }
@@ -480,8 +516,8 @@ final class Broker {
         requests.removeAll()
         clientRequests.removeAll()
         held.flushForShutdown(transport.sendToClient)
-        for identity in workers.keys {
-            _ = transport.sendToWorker([identity] + Majordomo.BrokerMessage.disconnect.frames)
+        for worker in workers.values where !worker.isLeaving {
+            _ = transport.sendToWorker([worker.identity] + Majordomo.BrokerMessage.disconnect.frames)
         }
     }
 

@@ -76,6 +76,10 @@ final class WorkerRecord {
     /// When it was last given a request (a count of dispatches), so that of equally loaded
     /// workers the one that has waited longest gets the next.
     var lastDispatch: UInt64 = 0
+    /// Set when it asked to drain before leaving (`Majordomo.WorkerMessage.drain`): it is no
+    /// longer one of its service's members, so it gets no more requests, and is kept only until
+    /// it has answered those it holds.
+    var isLeaving = false
 
     init(identity: Data, service: String, capacity: Int, expiry: ContinuousClock.Instant) {
         self.identity = identity

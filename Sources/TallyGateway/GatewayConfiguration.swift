@@ -31,6 +31,10 @@ public struct GatewayConfiguration: Sendable {
     /// How long a stopping gateway keeps answering the requests it has accepted (while refusing
     /// new ones) before it answers the rest `unavailable`.
     public var drainTimeout: Duration
+    /// How long a stopping gateway that owes no reply keeps its client port open after the last
+    /// request reached it: a request that arrives until then is answered (`unavailable`, "shutting
+    /// down") instead of being left unread in a socket that closes. Within `drainTimeout`.
+    public var drainQuietPeriod: Duration
     /// Every command the deployment defines, with its kind: which requests are safe to send to a
     /// second worker, and which services exist before any worker registers (requests for them
     /// wait for a worker instead of failing as unknown).
@@ -52,6 +56,7 @@ public struct GatewayConfiguration: Sendable {
         maximumClientRequests: Int = 1000,
         maximumHeldReplies: Int = 200_000,
         drainTimeout: Duration = .seconds(5),
+        drainQuietPeriod: Duration = .milliseconds(100),
         catalog: CommandCatalog = CommandCatalog(CommandCatalog.gateway),
         curve: CurveKeyPair? = nil
     ) {
@@ -66,6 +71,7 @@ public struct GatewayConfiguration: Sendable {
         self.maximumClientRequests = maximumClientRequests
         self.maximumHeldReplies = maximumHeldReplies
         self.drainTimeout = drainTimeout
+        self.drainQuietPeriod = drainQuietPeriod
         self.catalog = catalog
         self.curve = curve
     }

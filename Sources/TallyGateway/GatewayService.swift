@@ -89,8 +89,17 @@ final class GatewayLoop: BrokerTransport {
             if poller.isReadable(frontendIndex) { try drain(frontend, into: broker.handleClient) }
             broker.tick()
         }
-        try drainAcceptedRequests()
-        logger.info("gateway stopping", metadata: ["unanswered": "\(broker.pendingRequests)"])
+        try drainBeforeClosing()
+        // The last read, right before the sockets close: what reached the frontend since the
+        // drain's last poll is answered too (refused), and late replies from workers passed on.
+        try drainWorkers(limit: Self.lastReadLimit)
+        try drain(frontend, limit: Self.lastReadLimit, into: broker.handleClient)
+        logger.info(
+            "gateway stopping",
+            metadata: [
+                "refused_while_draining": "\(broker.refusedWhileDraining)",
+                "answered_unavailable_at_stop": "\(broker.pendingRequests)",
+            ])
         broker.shutdown()
         // Give the last answers time to leave: closing returns at once, and the context's end waits
         // until libzmq's I/O thread has written them or this runs out. On a loaded machine that
@@ -99,35 +108,58 @@ final class GatewayLoop: BrokerTransport {
         try? backend.setLinger(milliseconds: 3000)
     }
 
-    /// Serves the requests already accepted, for up to `drainTimeout`, while refusing new ones:
-    /// a gateway stopped under load answers what it took on instead of failing it.
-    private func drainAcceptedRequests() throws {
+    /// Serves the requests already accepted, while refusing new ones, until nothing is owed and
+    /// the frontend has been quiet for `drainQuietPeriod`, or `drainTimeout` has passed: a
+    /// gateway stopped under load answers what it took on instead of failing it, and answers
+    /// what keeps arriving (a burst sent just after SIGTERM, before a load balancer has seen
+    /// `/ready` turn 503) in milliseconds instead of leaving its clients to wait out their timeouts.
+    ///
+    /// The sockets stay bound throughout. `zmq_unbind` would stop new connections, but it also
+    /// closes the ones already accepted, and with them every reply queued on them (whatever the
+    /// LINGER): no request read after it could be answered at all. Closing the socket keeps the
+    /// replies (LINGER) and loses only what arrives after the last read, which follows the
+    /// quiet period immediately.
+    private func drainBeforeClosing() throws {
         broker.beginDrain()
         readiness.notReady("gateway draining: \(broker.pendingRequests) accepted requests to answer; new ones are refused")
         let clock = ContinuousClock()
         let deadline = clock.now + broker.configuration.drainTimeout
+        var lastClientMessage = clock.now
         var poller = ZMQPoller()
         let frontendIndex = poller.add(frontend)
         let backendIndex = poller.add(backend)
-        while broker.owesReplies, clock.now < deadline {
-            try poller.poll(timeout: min(broker.timeUntilNextTimer(), deadline - clock.now))
+        while true {
+            let now = clock.now
+            let quietUntil = lastClientMessage + broker.configuration.drainQuietPeriod
+            guard now < deadline, broker.owesReplies || now < quietUntil else { return }
+            var wait = min(broker.timeUntilNextTimer(), deadline - now)
+            if !broker.owesReplies { wait = min(wait, quietUntil - now) }
+            try poller.poll(timeout: wait)
             if poller.isReadable(backendIndex) { try drainWorkers() }
-            if poller.isReadable(frontendIndex) { try drain(frontend, into: broker.handleClient) }
+            if poller.isReadable(frontendIndex) {
+                lastClientMessage = clock.now
+                try drain(frontend, into: broker.handleClient)
+            }
             broker.tick()
         }
     }
 
-    private func drain(_ socket: ZMQSocket, into handle: ([Data]) -> Void) throws {
-        for _ in 0..<batch {
+    /// The most messages the last read before closing takes from one socket: far more than its
+    /// queues hold, so it leaves nothing unread; a bound only so that a flood cannot hold the stop open.
+    static let lastReadLimit = 1_000_000
+
+    /// Reads and handles the messages waiting on `socket`, up to `limit` (by default `batch`).
+    private func drain(_ socket: ZMQSocket, limit: Int? = nil, into handle: ([Data]) -> Void) throws {
+        for _ in 0..<(limit ?? batch) {
             guard let frames = try socket.receive(dontWait: true) else { return }
             handle(frames)
         }
     }
 
     /// Like `drain`, for the backend: under CURVE with each message's worker permit.
-    private func drainWorkers() throws {
-        guard checksWorkerKeys else { return try drain(backend) { broker.handleWorker($0) } }
-        for _ in 0..<batch {
+    private func drainWorkers(limit: Int? = nil) throws {
+        guard checksWorkerKeys else { return try drain(backend, limit: limit) { broker.handleWorker($0) } }
+        for _ in 0..<(limit ?? batch) {
             guard let message = try backend.receive(
                 dontWait: true, properties: ["User-Id", Majordomo.workerServicesProperty]) else { return }
             broker.handleWorker(message.frames, permit: WorkerPermit(properties: message.properties))

@@ -60,6 +60,14 @@ public enum Majordomo {
         case reply(client: Data, body: [Data])
         case heartbeat
         case disconnect
+        /// Tally's extension of DISCONNECT, one frame after the command: `drain`. The worker is
+        /// leaving, but keeps answering whatever REQUEST reaches it until the broker acknowledges
+        /// with a DISCONNECT of its own, after which the broker sends it nothing. So a request the
+        /// broker sent as the worker decided to leave is answered by that worker, never lost in
+        /// between. A broker that does not know the frame takes it for a plain DISCONNECT (the
+        /// guide's `mdbroker` does) and sends nothing back; the worker then leaves after waiting
+        /// as long as it would for a silent broker.
+        case drain
 
         /// Parses frames `"", "MDPW01", command, ...`; `nil` for anything that is not valid 7/MDP.
         public init?(frames: ArraySlice<Data>) {
@@ -90,8 +98,11 @@ public enum Majordomo {
                 guard frames.isEmpty else { return nil }
                 self = .heartbeat
             case .disconnect:
-                guard frames.isEmpty else { return nil }
-                self = .disconnect
+                switch frames.first {
+                case nil: self = .disconnect
+                case Majordomo.drainFrame? where frames.count == 1: self = .drain
+                default: return nil
+                }
             case .request:
                 return nil
             }
@@ -106,9 +117,13 @@ public enum Majordomo {
             case .reply(let client, let body): [Data(), workerHeader, WorkerCommand.reply.frame, client, Data()] + body
             case .heartbeat: [Data(), workerHeader, WorkerCommand.heartbeat.frame]
             case .disconnect: [Data(), workerHeader, WorkerCommand.disconnect.frame]
+            case .drain: [Data(), workerHeader, WorkerCommand.disconnect.frame, drainFrame]
             }
         }
     }
+
+    /// The frame after DISCONNECT that makes it Tally's `WorkerMessage.drain`.
+    public static let drainFrame = Data("drain".utf8)
 
     /// A message the broker sent to a worker.
     public enum BrokerMessage: Equatable, Sendable {

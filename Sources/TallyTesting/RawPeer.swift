@@ -22,4 +22,29 @@ public enum RawPeer {
             return try socket.receive(dontWait: true)
         }
     }
+
+    /// Connects one DEALER, sends every body at once as a plain JSON request (the empty
+    /// delimiter, then the envelope), and returns the replies that came within `timeout`, in the
+    /// order they came: fewer than were sent when some never came.
+    public static func requests(
+        _ bodies: [Data], endpoint: String, context: ZMQContext, timeout: Duration = .seconds(5)
+    ) async throws -> [Data] {
+        try await DedicatedThread.run(name: "raw-burst") {
+            let socket = try ZMQSocket(context: context, type: .dealer)
+            defer { socket.close() }
+            try socket.connect(endpoint)
+            for body in bodies { try socket.send([Data(), body]) }
+            let deadline = ContinuousClock.now + timeout
+            var poller = ZMQPoller()
+            poller.add(socket)
+            var replies: [Data] = []
+            while replies.count < bodies.count, ContinuousClock.now < deadline {
+                try poller.poll(timeout: deadline - ContinuousClock.now)
+                while let frames = try socket.receive(dontWait: true) {
+                    if let reply = frames.last { replies.append(reply) }
+                }
+            }
+            return replies
+        }
+    }
 }

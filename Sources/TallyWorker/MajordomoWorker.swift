@@ -21,7 +21,9 @@ import ZeroMQ
 ///
 /// Otherwise it follows the guide's `mdwrkapi` and Paranoid Pirate patterns: READY on connect,
 /// heartbeats both ways, and when the gateway falls silent for `liveness` heartbeats, a fresh
-/// socket after a backoff. On stop it sends DISCONNECT so the gateway forgets it at once.
+/// socket after a backoff. On stop it leaves without losing a request the gateway sent it in the
+/// meantime: DISCONNECT with Tally's `drain` frame, answering what still arrives until the gateway
+/// acknowledges (`leave()`).
 final class MajordomoWorker {
     private let context: ZMQContext
     private let configuration: WorkerConfiguration
@@ -102,18 +104,70 @@ final class MajordomoWorker {
                 heartbeatAt = clock.now + configuration.heartbeatInterval
             }
         }
-        // Graceful: answer the requests that have already arrived, then tell the gateway we are
-        // leaving (one that arrives after this is the gateway's to send elsewhere or answer).
-        // LINGER gives the last messages time to go out.
-        if let socket {
-            var requests: [(client: Data, body: [Data])] = []
-            while let frames = try socket.receive(dontWait: true) {
-                if case .request(let client, let body)? = Majordomo.BrokerMessage(frames: frames) { requests.append((client, body)) }
-            }
-            try answer(requests)
-            try? socket.setLinger(milliseconds: 1000)
+        try leave()
+    }
+
+    /// Leaves the gateway without losing a request it sent as this worker decided to stop: first
+    /// answers what has already arrived; then, registered, says DISCONNECT with Tally's `drain`
+    /// frame and goes on answering every REQUEST that reaches it until the gateway acknowledges
+    /// with a DISCONNECT, the last message the gateway sends it, so nothing can still be on its
+    /// way. A gateway silent for heartbeat × liveness (gone, or a plain 7/MDP broker that sends no
+    /// acknowledgement) is left then, as a silent gateway is left while serving.
+    ///
+    /// A worker the gateway has not spoken to on this socket (it is reconnecting, or the gateway
+    /// is down) says a plain DISCONNECT and goes at once: waiting for an acknowledgement from a
+    /// gateway that is not there would only hold up the stop. LINGER gives the last messages
+    /// time to go out after the socket closes.
+    private func leave() throws {
+        guard let socket else { return }
+        try? socket.setLinger(milliseconds: 1000)
+        let before = try answerWhatArrived(on: socket)
+        guard before != .disconnect, isRegistered || before == .messages else {
             _ = try? socket.send(Majordomo.WorkerMessage.disconnect.frames, dontWait: true)
+            return
         }
+        try send(Majordomo.WorkerMessage.drain.frames)
+        let silence = configuration.heartbeatInterval * configuration.liveness
+        var heardAt = clock.now
+        var poller = ZMQPoller()
+        let socketIndex = poller.add(socket)
+        while clock.now < heardAt + silence {
+            try poller.poll(timeout: heardAt + silence - clock.now)
+            guard poller.isReadable(socketIndex) else { continue }
+            heardAt = clock.now
+            if try answerWhatArrived(on: socket) == .disconnect { return }
+        }
+        logger.warning(
+            "the gateway did not acknowledge this worker's leaving; closing anyway",
+            metadata: ["waited_ms": "\(silence.roundedUpMilliseconds)"])
+    }
+
+    /// What a read while leaving found from the gateway.
+    private enum Heard {
+        case nothing
+        /// Requests or heartbeats: the gateway knows this worker.
+        case messages
+        /// DISCONNECT, the last message the gateway sends this worker.
+        case disconnect
+    }
+
+    /// Reads every message waiting on `socket` and answers the requests among them (after the
+    /// rest of the read, together, as `run` does); stops at a DISCONNECT.
+    private func answerWhatArrived(on socket: ZMQSocket) throws -> Heard {
+        var requests: [(client: Data, body: [Data])] = []
+        var heard = Heard.nothing
+        while heard != .disconnect, let frames = try socket.receive(dontWait: true) {
+            switch Majordomo.BrokerMessage(frames: frames) {
+            case .request(let client, let body)?:
+                requests.append((client, body))
+                heard = .messages
+            case .heartbeat?: heard = .messages
+            case .disconnect?: heard = .disconnect
+            case nil: logger.warning("ignored a malformed message from the gateway", metadata: ["frames": "\(frames.count)"])
+            }
+        }
+        try answer(requests)
+        return heard
     }
 
     /// Handles one message from the gateway other than a request (those are gathered and

@@ -7,8 +7,8 @@ import ZeroMQ
 
 /// A worker process's long-running part: `concurrency` MDP workers for one service per gateway
 /// (`WorkerConfiguration.backendEndpoints`), each on a thread of its own with a socket of its own.
-/// Stops on graceful shutdown or cancellation; each worker finishes the request in hand and says
-/// DISCONNECT.
+/// Stops on graceful shutdown or cancellation; each worker finishes the requests in hand, and
+/// those the gateway sends until it has acknowledged the worker's leaving (`MajordomoWorker`).
 public struct WorkerService: Service {
     public let handler: any ServiceHandler
     public let configuration: WorkerConfiguration

@@ -1,7 +1,9 @@
 import Foundation
+import TallyObservability
 import TallyProtocol
 import TallyTesting
 import Testing
+import ZeroMQ
 
 /// Stopping a process under load with SIGTERM, as systemd and orchestrators do: what it has
 /// taken on is answered, not dropped.
@@ -63,20 +65,31 @@ import Testing
         }
     }
 
-    @Test func aWorkerStoppedUnderLoadAnswersTheRequestInHandBeforeItLeaves() async throws {
+    /// The race of 7/MDP's DISCONNECT: the gateway sends the next request as the worker leaves.
+    /// The worker holds one request; when it answers it, the gateway sends it the next one at
+    /// once, while the worker is already on its way out. It answers that one too, before the
+    /// gateway's acknowledgement of its leaving, instead of leaving it to be re-sent (or, were it
+    /// a change without an idempotency key, failed `unavailable`).
+    @Test func aWorkerStoppedUnderLoadAnswersWhatTheGatewaySentItAsItLeft() async throws {
         try await TallyStack.with() { stack in
             let (stopping, replies) = try await sendLoad(stack)
 
             stopping.signal(SIGTERM)
             #expect(await stopping.waitForExit(timeout: .seconds(60)))
             #expect(stopping.exitStatus == 0, "\(stopping.log)")
-            // The request it held was answered by it: no other worker exists yet to answer it.
-            try await stack.waitUntil("the stopped worker's answer is in") {
-                (try? await stack.serviceStatus("calc"))?["requests"]?.intValue ?? 0 >= 1
+            // It answered the request it held and the one sent as it left (more, if the signal
+            // came late): no other worker exists yet to answer them, none was sent back to the
+            // queue, and it got nothing after the gateway acknowledged its leaving.
+            try await stack.waitUntil("the gateway forgets the stopped worker") {
+                (try? await stack.serviceStatus("calc"))?["workers"]?.intValue == 0
             }
-            #expect(try await stack.serviceStatus("calc")?["workers"] == 0)
-            // The rest wait for a worker. (One the gateway sent as the worker said DISCONNECT is
-            // sent again: a query, so that is safe.)
+            let calc = try await stack.serviceStatus("calc")
+            let answered = calc?["requests"]?.intValue ?? 0
+            #expect(answered >= 2, "\(calc.map { "\($0)" } ?? "no calc row")\n\(stack.gateway.log)")
+            #expect(calc?["queued"]?.intValue == Int64(load) - answered, "\(calc.map { "\($0)" } ?? "no calc row")")
+            #expect(!stack.gateway.log.contains("re-dispatching"), "\(stack.gateway.log)")
+            #expect(stack.gateway.log.contains("reason=drained"), "\(stack.gateway.log)")
+            // The rest wait for a worker.
             try await stack.startWorker("calc").waitUntilReady()
             for reply in replies {
                 let answer = try await stack.explained(reply)
@@ -84,6 +97,67 @@ import Testing
             }
             #expect(!stack.gateway.log.contains("stopped before answering"), "\(stack.gateway.log)")
         }
+    }
+
+    /// Requests that reach a stopping gateway after it has answered everything it accepted (the
+    /// issue: 128 sent a few milliseconds after SIGTERM got no reply at all) are answered
+    /// `unavailable` while its sockets stay open; it closes once its client port has been quiet.
+    @Test func aStoppingGatewayAnswersEveryRequestThatReachesItBeforeItCloses() async throws {
+        var options = TallyStack.Options(workers: ["calc": 1])
+        // A quiet period long enough to see the drain begin and send into it on a busy machine.
+        options.gatewayArguments = ["--drain-timeout-ms", "60000", "--drain-quiet-ms", "3000"]
+        try await TallyStack.with(options) { stack in
+            stack.gateway.signal(SIGTERM)
+            try await stack.waitUntil("the gateway says it drains") {
+                stack.gateway.readiness.status?.contains("draining") == true
+            }
+            let burst = 128
+            let requests = (0..<burst).map {
+                Envelope(id: "late-\($0)", command: "calc.tip", args: bill, deadlineMilliseconds: 60_000).encoded()
+            }
+            let replies = try await RawPeer.requests(requests, endpoint: stack.frontend, context: stack.context, timeout: .seconds(30))
+            #expect(replies.count == burst, "\(replies.count) of \(burst) answered\n\(stack.gateway.log)")
+            for reply in replies.map({ try? Reply.decode($0) }) {
+                #expect(reply?.error?.code == .unavailable && reply?.error?.message.contains("shutting down") == true, "\(String(describing: reply))")
+            }
+            // Quiet again, it closes: long before its drain timeout, and saying what it refused.
+            #expect(await stack.gateway.waitForExit(timeout: .seconds(40)))
+            #expect(stack.gateway.exitStatus == 0, "\(stack.gateway.log)")
+            #expect(stack.gateway.log.contains("refused_while_draining=\(burst)"), "\(stack.gateway.log)")
+        }
+    }
+
+    /// `GET /ready` answers 503 for as long as a gateway drains, so a load balancer stops sending
+    /// before the sockets close; the port does not go silent at SIGTERM.
+    @Test func aDrainingGatewaysReadyEndpointAnswers503UntilItCloses() async throws {
+        let metrics = try #require(HTTPAddress("127.0.0.1:\(try freeLoopbackPort())"))
+        var options = TallyStack.Options()
+        options.gatewayArguments = ["--metrics", "\(metrics)", "--drain-timeout-ms", "60000"]
+        try await TallyStack.with(options) { stack in
+            #expect(try await get("/ready", metrics).status == 200)
+            // An accepted request no worker can take yet keeps the drain open.
+            let waiting = try stack.client(timeout: .seconds(120))
+            let held = Task { try await waiting.call("calc.tip", bill) }
+            try await stack.waitUntil("the request waits for a worker") {
+                (try? await stack.serviceStatus("calc"))?["queued"]?.intValue == 1
+            }
+
+            stack.gateway.signal(SIGTERM)
+            try await stack.waitUntil("the gateway says it drains") {
+                stack.gateway.readiness.status?.contains("draining") == true
+            }
+            #expect(try await get("/ready", metrics).status == 503)
+            #expect(try await get("/metrics", metrics).body.contains("tally_gateway_"))
+
+            try stack.startWorker("calc")
+            #expect(try await stack.explained(held).result?["tip"] == "15.12")
+            #expect(await stack.gateway.waitForExit(timeout: .seconds(30)))
+            #expect(stack.gateway.exitStatus == 0, "\(stack.gateway.log)")
+        }
+    }
+
+    private func get(_ path: String, _ address: HTTPAddress) async throws -> HTTPProbe.Response {
+        try await DedicatedThread.run(name: "probe") { try HTTPProbe.get(path, from: address, timeout: .seconds(10)) }
     }
 }
 

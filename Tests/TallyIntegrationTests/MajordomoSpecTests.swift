@@ -121,6 +121,47 @@ import ZeroMQ
         }
     }
 
+    /// Tally's extension (docs/protocol.md 6.2): DISCONNECT with a `drain` frame is acknowledged
+    /// with DISCONNECT, after which the worker is sent nothing, and its reply to the request it
+    /// still holds reaches the client.
+    @Test func aDrainingWorkerIsAcknowledgedAndItsLastReplyStillArrives() async throws {
+        try await TallyStack.with() { stack in
+            let leaving = Task { [context = stack.context, backend = stack.backend, worker] in
+                try await DedicatedThread.run(name: "mdp-draining-worker") { () -> [Data]? in
+                    let socket = try ZMQSocket(context: context, type: .dealer)
+                    defer { socket.close() }
+                    try socket.setLinger(milliseconds: 1000)
+                    try socket.connect(backend)
+                    try socket.send([Data(), worker, Data([0x01]), Data("drainy".utf8)])
+                    var poller = ZMQPoller()
+                    poller.add(socket)
+                    /// The next message other than the gateway's heartbeats.
+                    func next() throws -> [Data]? {
+                        while try poller.poll(timeout: .seconds(30)) > 0, let frames = try socket.receive(dontWait: true) {
+                            if frames != [Data(), worker, Data([0x04])] { return frames }
+                        }
+                        return nil
+                    }
+                    guard let request = try next(), request.count == 6, request[2] == Data([0x02]) else { return nil }
+                    try socket.send([Data(), worker, Data([0x05]), Data("drain".utf8)])
+                    let acknowledgement = try next()
+                    try socket.send([Data(), worker, Data([0x03]), request[3], Data(), Data("Hello back".utf8)])
+                    return acknowledgement
+                }
+            }
+            try await stack.waitForWorkers("drainy", count: 1)
+            let reply = try await RawPeer.exchange(
+                [Data(), client, Data("drainy".utf8), Data("Hello".utf8)], endpoint: stack.frontend, context: stack.context,
+                timeout: .seconds(30))
+            #expect(try await leaving.value == [Data(), worker, Data([0x05])], "the drain is acknowledged with DISCONNECT")
+            #expect(reply == [Data(), client, Data("drainy".utf8), Data("Hello back".utf8)], "\(reply ?? [])")
+            try await stack.waitUntil("the drained worker is forgotten") {
+                (try? await stack.serviceStatus("drainy"))?["workers"]?.intValue == 0
+            }
+            #expect(stack.gateway.log.contains("reason=drained"), "\(stack.gateway.log)")
+        }
+    }
+
     /// 7/MDP: a REPLY from a worker that holds no request is answered with DISCONNECT.
     @Test func aReplyFromAWorkerHoldingNoRequestGetsDisconnect() async throws {
         try await TallyStack.with() { stack in

@@ -162,10 +162,10 @@ import ZeroMQ
             try await stack.waitUntil("the gateway counts one worker") {
                 (try? await stack.serviceStatus("calc"))?["workers"]?.intValue == 1
             }
-            // Noticed at once: by its DISCONNECT, or by the gateway's next send finding its pipe
-            // closed (whichever libzmq delivers first), never by waiting out missed heartbeats.
+            // Noticed at once, by its DISCONNECT (with Tally's `drain`: it keeps its socket until the
+            // gateway acknowledges), never by waiting out missed heartbeats.
             let log = stack.gateway.log
-            #expect(log.contains("reason=disconnected") || log.contains("reason=unreachable"), "\(log)")
+            #expect(log.contains("reason=drained"), "\(log)")
             #expect(!log.contains("missed"), "\(log)")
         }
     }

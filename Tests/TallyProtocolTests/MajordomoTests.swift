@@ -12,6 +12,8 @@ import Testing
         #expect(Majordomo.WorkerMessage.ready(service: "calc", capacity: 16).frames == [Data(), header, Data([1]), Data("calc".utf8), Data("16".utf8)])
         #expect(Majordomo.WorkerMessage.heartbeat.frames == [Data(), header, Data([4])])
         #expect(Majordomo.WorkerMessage.disconnect.frames == [Data(), header, Data([5])])
+        // Tally's extension: a worker that drains before it leaves.
+        #expect(Majordomo.WorkerMessage.drain.frames == [Data(), header, Data([5]), Data("drain".utf8)])
         #expect(
             Majordomo.WorkerMessage.reply(client: Data([9]), body: [Data("b".utf8)]).frames
                 == [Data(), header, Data([3]), Data([9]), Data(), Data("b".utf8)])
@@ -19,7 +21,7 @@ import Testing
 
     @Test func workerMessagesRoundTrip() {
         let messages: [Majordomo.WorkerMessage] = [
-            .ready(service: "calc"), .ready(service: "my-echo", capacity: 1000), .heartbeat, .disconnect, .reply(client: Data([1, 2]), body: [Data("x".utf8), Data()]),
+            .ready(service: "calc"), .ready(service: "my-echo", capacity: 1000), .heartbeat, .disconnect, .drain, .reply(client: Data([1, 2]), body: [Data("x".utf8), Data()]),
         ]
         for message in messages {
             #expect(Majordomo.WorkerMessage(frames: message.frames[...]) == message)
@@ -36,6 +38,7 @@ import Testing
             [Data(), header, Data([1]), Data("calc".utf8), Data("0".utf8)], [Data(), header, Data([1]), Data("calc".utf8), Data("1001".utf8)],
             [Data(), header, Data([1]), Data("calc".utf8), Data("+5".utf8)], [Data(), header, Data([1]), Data("calc".utf8), Data()],
             [Data(), header, Data([1]), Data("calc".utf8), Data("8".utf8), Data("8".utf8)],
+            [Data(), header, Data([5]), Data("drains".utf8)], [Data(), header, Data([5]), Data("drain".utf8), Data()],
         ]
         for frames in samples {
             #expect(Majordomo.WorkerMessage(frames: frames[...]) == nil, "\(frames)")
