@@ -44,11 +44,12 @@ let package = Package(
             providers: [.apt(["libzmq3-dev"]), .brew(["zeromq"])]
         ),
         // The project's own thin, owned layer over libzmq: context, socket, multipart message, poller.
-        .target(name: "ZeroMQ", dependencies: [
-            "CZeroMQ", .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+        .target(name: "ZeroMQ", dependencies: ["CZeroMQ"]),
+        // A process's lifecycle: readiness and status through sd_notify as its supervisor sees
+        // them, and socket loops run as services of the group (swift-service-lifecycle).
+        .target(name: "TallyLifecycle", dependencies: [
+            "ZeroMQ", .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),
-        // A process's lifecycle as its supervisor sees it: readiness and status through sd_notify.
-        .target(name: "TallyLifecycle"),
         // What operators see of a process: logs as text or JSON lines, metrics in Prometheus' text
         // format and readiness over HTTP (a ZMQ_STREAM socket on a thread of its own).
         .target(name: "TallyObservability", dependencies: [

@@ -83,7 +83,7 @@ struct GatewayCommand: AsyncParsableCommand {
             keys: keys, binding: [frontend, backend], process: "gateway",
             connections: [CurveRole.client.domain: ConnectionGauge(), CurveRole.worker.domain: ConnectionGauge()],
             context: context, logger: logger)
-        let guards: [any Service] = security.map { [$0.handler, $0.reloader] } ?? []
+        let guards: [any Service] = security.map { security in [SocketLoopService(name: "zap", security.handler.serve), security.reloader] } ?? []
         try await process.runServices(guards + [gateway], readiness: readiness, logger: logger)
         // The last answers of the drain leave before the process does.
         context.terminate(within: .seconds(5))

@@ -137,7 +137,7 @@ struct NotifierCommand: AsyncParsableCommand {
         let security = try await serverCurve.security(
             keys: gatewayCurve?.keys, binding: [eventsEndpoint, alertsEndpoint], process: "notifier",
             connections: notifier.connections, context: context, logger: logger)
-        let guards: [any Service] = security.map { [$0.handler, $0.reloader] } ?? []
+        let guards: [any Service] = security.map { security in [SocketLoopService(name: "zap", security.handler.serve), security.reloader] } ?? []
         try await process.runServices(
             guards + [
                 notifier,

@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import ServiceLifecycle
 import TallyClient
+import TallyLifecycle
 import TallyProtocol
 import ZeroMQ
 

@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import Metrics
 import ServiceLifecycle
+import TallyLifecycle
 import TallyProtocol
 import TallyStorage
 import ZeroMQ

@@ -1,5 +1,4 @@
 import Foundation
-import ServiceLifecycle
 
 /// Runs blocking ZeroMQ work on a thread of its own and lets async code await its end.
 ///
@@ -32,20 +31,6 @@ public enum DedicatedThread {
         try await withTaskCancellationHandler {
             try await run(name: name, body)
         } onCancel: {
-            stop.fire()
-        }
-    }
-
-    /// Runs a socket loop as a long-running service: on a thread of its own, until it returns, the
-    /// calling task is cancelled, or the service group shuts down gracefully. Either way the loop
-    /// sees the `WakeupSignal` it is given fire, and leaves.
-    public static func runUntilShutdown<T: Sendable>(
-        name: String, _ loop: @escaping @Sendable (WakeupSignal) throws -> T
-    ) async throws -> T {
-        let stop = WakeupSignal()
-        return try await withGracefulShutdownHandler {
-            try await run(name: name, stoppingWith: stop) { try loop(stop) }
-        } onGracefulShutdown: {
             stop.fire()
         }
     }

@@ -1,6 +1,5 @@
 import CZeroMQ
 import Foundation
-import ServiceLifecycle
 
 /// One CURVE handshake that libzmq asks a ZAP handler about (RFC 27).
 public struct ZAPRequest: Sendable, Equatable {
@@ -47,7 +46,7 @@ public protocol ZAPAuthorizer: Sendable {
 /// reports a connection when it accepts it, before its handshake, so the handler, reading those
 /// reports before it answers a request, counts the connection it is asked about and every one
 /// before it, exactly.
-public final class ZAPHandler: Service, @unchecked Sendable {
+public final class ZAPHandler: @unchecked Sendable {
     public static let endpoint = "inproc://zeromq.zap.01"
 
     /// Where a CURVE socket of ZAP domain `domain` reports its connections (one per domain, so
@@ -70,27 +69,27 @@ public final class ZAPHandler: Service, @unchecked Sendable {
         }
     }
 
-    public func run() async throws {
-        try await DedicatedThread.runUntilShutdown(name: "zap") { [self] stop in
-            defer {
-                for monitor in monitors { monitor.close() }
-                socket.close()
-            }
-            var poller = ZMQPoller()
-            let index = poller.add(socket)
-            poller.add(fileDescriptor: stop.fileDescriptor)
-            for monitor in monitors { poller.add(monitor.socket) }
-            while !stop.isFired {
-                do {
-                    try poller.poll(timeoutMilliseconds: -1)
-                    for monitor in monitors { try monitor.update() }
-                    guard poller.isReadable(index), let frames = try socket.receive(dontWait: true) else { continue }
-                    // Read again after the request: every connection accepted before it is counted.
-                    for monitor in monitors { try monitor.update() }
-                    try socket.send(ZAPHandler.reply(to: frames, authorizer: authorizer))
-                } catch let error as ZMQError where error.isContextTerminated {
-                    return
-                }
+    /// Answers ZAP requests until `stop` fires (or the context ends). Blocks the calling thread,
+    /// which must be a dedicated one (`SocketLoopService` runs it in a service group).
+    public func serve(until stop: WakeupSignal) throws {
+        defer {
+            for monitor in monitors { monitor.close() }
+            socket.close()
+        }
+        var poller = ZMQPoller()
+        let index = poller.add(socket)
+        poller.add(fileDescriptor: stop.fileDescriptor)
+        for monitor in monitors { poller.add(monitor.socket) }
+        while !stop.isFired {
+            do {
+                try poller.poll(timeoutMilliseconds: -1)
+                for monitor in monitors { try monitor.update() }
+                guard poller.isReadable(index), let frames = try socket.receive(dontWait: true) else { continue }
+                // Read again after the request: every connection accepted before it is counted.
+                for monitor in monitors { try monitor.update() }
+                try socket.send(ZAPHandler.reply(to: frames, authorizer: authorizer))
+            } catch let error as ZMQError where error.isContextTerminated {
+                return
             }
         }
     }
