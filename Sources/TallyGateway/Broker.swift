@@ -265,41 +265,14 @@ final class Broker {
             serviceRecord.members.append(worker)
             serviceRecord.metrics.liveWorkers.record(serviceRecord.liveWorkers)
             logger.info("worker joined", metadata: ["service": "\(service)", "workers": "\(serviceRecord.liveWorkers)"])
+            // Acknowledge at once, before any request, so the worker can report itself ready now
+            // instead of at the next heartbeat, and knows to send each reply's outcome.
+            _ = transport.sendToWorker([identity] + Majordomo.BrokerMessage.welcome.frames)
             dispatch(serviceRecord, now: now)
-            // Acknowledge at once (any broker message says "registered"), so the worker can report
-            // itself ready now instead of at the next heartbeat.
-            if workers[identity] === worker && worker.held.isEmpty {
-                _ = transport.sendToWorker([identity] + Majordomo.BrokerMessage.heartbeat.frames)
-            }
         case .reply(let client, let body):
-            guard let worker = known else {
-                _ = transport.sendToWorker([identity] + Majordomo.BrokerMessage.disconnect.frames)
-                return
-            }
-            guard let holding = PendingRequest.id(fromToken: client), let index = worker.held.firstIndex(of: holding) else {
-                // 7/MDP: a REPLY from a worker that holds no request (or answers another) is answered DISCONNECT.
-                removeWorker(identity, reason: "sent a REPLY for a request it does not hold", notify: true)
-                return
-            }
-            worker.held.remove(at: index)
-            if worker.isLeaving && worker.held.isEmpty {
-                workers[identity] = nil
-                logger.info("worker left", metadata: ["service": "\(worker.service)", "reason": "drained"])
-            }
-            let serviceRecord = services[worker.service]!
-            if let request = forget(holding) {
-                deliver(request.client.frames(body), to: request.client.identity)
-                let handling = now - (request.dispatchedAt ?? now)
-                let isError = request.repliesAreTallyJSON && (body.first.map(Broker.isErrorReply) ?? true)
-                serviceRecord.record(served: handling, error: isError)
-                metrics.command(request.command, of: request.service).record(
-                    outcome: isError ? "error" : "ok", duration: now - request.acceptedAt)
-                logger.debug(
-                    "answered", metadata: ["request_id": "\(request.envelopeID ?? "")", "command": "\(request.label)", "ok": "\(!isError)"])
-            } else {
-                logger.debug("dropped a reply for a request already answered", metadata: ["service": "\(worker.service)"])
-            }
-            dispatch(serviceRecord, now: now)
+            answered(client: client, outcome: nil, body: body, by: known, identity: identity, now: now)
+        case .replyWithOutcome(let client, let outcome, let body):
+            answered(client: client, outcome: outcome, body: body, by: known, identity: identity, now: now)
         case .heartbeat:
             if known == nil {
                 // A worker we do not know (we restarted, or expired it): make it reconnect and READY again.
@@ -314,6 +287,42 @@ final class Broker {
             _ = transport.sendToWorker([identity] + Majordomo.BrokerMessage.disconnect.frames)
             if let known { beginLeaving(known) }
         }
+    }
+
+    /// A worker's REPLY: forwarded to its client unread, and counted by the outcome the worker
+    /// reported with it (`WorkerMessage.replyWithOutcome`; none from a plain 7/MDP worker).
+    private func answered(
+        client: Data, outcome: String?, body: [Data], by known: WorkerRecord?, identity: Data, now: ContinuousClock.Instant
+    ) {
+        guard let worker = known else {
+            _ = transport.sendToWorker([identity] + Majordomo.BrokerMessage.disconnect.frames)
+            return
+        }
+        guard let holding = PendingRequest.id(fromToken: client), let index = worker.held.firstIndex(of: holding) else {
+            // 7/MDP: a REPLY from a worker that holds no request (or answers another) is answered DISCONNECT.
+            removeWorker(identity, reason: "sent a REPLY for a request it does not hold", notify: true)
+            return
+        }
+        worker.held.remove(at: index)
+        if worker.isLeaving && worker.held.isEmpty {
+            workers[identity] = nil
+            logger.info("worker left", metadata: ["service": "\(worker.service)", "reason": "drained"])
+        }
+        let serviceRecord = services[worker.service]!
+        if let request = forget(holding) {
+            deliver(request.client.frames(body), to: request.client.identity)
+            let handling = now - (request.dispatchedAt ?? now)
+            // The worker's word, never the body's: a reply without an outcome is counted ok.
+            let isError = outcome.map { $0 != "ok" } ?? false
+            serviceRecord.record(served: handling, error: isError)
+            metrics.command(request.command, of: request.service).record(
+                outcome: isError ? "error" : "ok", duration: now - request.acceptedAt)
+            logger.debug(
+                "answered", metadata: ["request_id": "\(request.envelopeID ?? "")", "command": "\(request.label)", "ok": "\(!isError)"])
+        } else {
+            logger.debug("dropped a reply for a request already answered", metadata: ["service": "\(worker.service)"])
+        }
+        dispatch(serviceRecord, now: now)
     }
 
     /// Takes a draining worker out of its service, so it is sent nothing more, and forgets it
@@ -554,35 +563,6 @@ final class Broker {
         }
     }
 
-    /// Whether a reply says `"ok": false`, without decoding it. The first `"ok"` followed by a colon
-    /// is the top-level key in the replies Tally writes (the id before it is a string, where quotes
-    /// are escaped); replies from other workers may put spaces around the colon.
-    static func isErrorReply(_ body: Data) -> Bool {
-        body.withUnsafeBytes { bytes in
-            let count = bytes.count
-            var index = 0
-            while index + 4 <= count {
-                guard bytes[index] == UInt8(ascii: "\""), bytes[index + 1] == UInt8(ascii: "o"), bytes[index + 2] == UInt8(ascii: "k"),
-                    bytes[index + 3] == UInt8(ascii: "\"")
-                else {
-                    index += 1
-                    continue
-                }
-                var next = index + 4
-                func skipSpaces() {
-                    while next < count, [0x20, 0x09, 0x0a, 0x0d].contains(bytes[next]) { next += 1 }
-                }
-                skipSpaces()
-                if next < count, bytes[next] == UInt8(ascii: ":") {
-                    next += 1
-                    skipSpaces()
-                    return next < count && bytes[next] == UInt8(ascii: "f")
-                }
-                index += 4
-            }
-            return false
-        }
-    }
 }
 
 extension ServiceRecord {

@@ -46,9 +46,6 @@ final class PendingRequest {
     /// How messages name it: `calc.tip`, or `a my-echo request`.
     var label: String { command ?? "a \(service) request" }
 
-    /// Whether its replies are Tally replies, whose `"ok"` the gateway counts.
-    var repliesAreTallyJSON: Bool { command != nil }
-
     /// The token sent to the worker as the 7/MDP "client address": it maps the reply back here.
     static func token(_ id: UInt64) -> Data { withUnsafeBytes(of: id.bigEndian) { Data($0) } }
 

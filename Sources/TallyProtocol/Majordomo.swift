@@ -58,6 +58,11 @@ public enum Majordomo {
         /// 7/MDP says; without it, Tally's gateway does the same.
         case ready(service: String, capacity: Int = 1)
         case reply(client: Data, body: [Data])
+        /// Tally's extension of REPLY, for a broker that asked for it (`BrokerMessage.welcome`): one
+        /// frame between the client token and the delimiter, the reply's outcome, `ok` or the error
+        /// code (`not_found`), so the broker counts errors without reading the body. A worker that
+        /// never sends it still works; its replies are counted as answered, not as errors.
+        case replyWithOutcome(client: Data, outcome: String, body: [Data])
         case heartbeat
         case disconnect
         /// Tally's extension of DISCONNECT, one frame after the command: `drain`. The worker is
@@ -90,10 +95,18 @@ public enum Majordomo {
                 }
                 self = .ready(service: name, capacity: capacity)
             case .reply:
-                // client address, empty delimiter, body frames
-                guard frames.count >= 3, frames.count - 2 <= Majordomo.maximumBodyFrames, frames[frames.startIndex + 1].isEmpty
-                else { return nil }
-                self = .reply(client: frames.first!, body: Array(frames.dropFirst(2)))
+                // client address, [outcome,] empty delimiter, body frames
+                let start = frames.startIndex
+                guard frames.count >= 3 else { return nil }
+                if frames[start + 1].isEmpty {
+                    guard frames.count - 2 <= Majordomo.maximumBodyFrames else { return nil }
+                    self = .reply(client: frames.first!, body: Array(frames.dropFirst(2)))
+                } else {
+                    guard frames.count >= 4, frames.count - 3 <= Majordomo.maximumBodyFrames, frames[start + 2].isEmpty,
+                        let outcome = Majordomo.outcome(frames[start + 1])
+                    else { return nil }
+                    self = .replyWithOutcome(client: frames.first!, outcome: outcome, body: Array(frames.dropFirst(3)))
+                }
             case .heartbeat:
                 guard frames.isEmpty else { return nil }
                 self = .heartbeat
@@ -115,6 +128,8 @@ public enum Majordomo {
                     ? [Data(), workerHeader, WorkerCommand.ready.frame, Data(service.utf8)]
                     : [Data(), workerHeader, WorkerCommand.ready.frame, Data(service.utf8), Data(String(capacity).utf8)]
             case .reply(let client, let body): [Data(), workerHeader, WorkerCommand.reply.frame, client, Data()] + body
+            case .replyWithOutcome(let client, let outcome, let body):
+                [Data(), workerHeader, WorkerCommand.reply.frame, client, Data(outcome.utf8), Data()] + body
             case .heartbeat: [Data(), workerHeader, WorkerCommand.heartbeat.frame]
             case .disconnect: [Data(), workerHeader, WorkerCommand.disconnect.frame]
             case .drain: [Data(), workerHeader, WorkerCommand.disconnect.frame, drainFrame]
@@ -125,11 +140,27 @@ public enum Majordomo {
     /// The frame after DISCONNECT that makes it Tally's `WorkerMessage.drain`.
     public static let drainFrame = Data("drain".utf8)
 
+    /// The frame after HEARTBEAT that makes it Tally's `BrokerMessage.welcome`.
+    public static let outcomeFrame = Data("outcome".utf8)
+
+    /// A REPLY's outcome frame as text: `ok` or an error code, 1 to 32 lower-case letters and `_`.
+    static func outcome(_ frame: Data) -> String? {
+        guard (1...32).contains(frame.count),
+            frame.allSatisfy({ (UInt8(ascii: "a")...UInt8(ascii: "z")).contains($0) || $0 == UInt8(ascii: "_") })
+        else { return nil }
+        return String(decoding: frame, as: UTF8.self)
+    }
+
     /// A message the broker sent to a worker.
     public enum BrokerMessage: Equatable, Sendable {
         case request(client: Data, body: [Data])
         case heartbeat
         case disconnect
+        /// Tally's extension of HEARTBEAT, the broker's answer to READY with one more frame,
+        /// `outcome`: the worker is registered, and the broker takes each REPLY's outcome
+        /// (`WorkerMessage.replyWithOutcome`). A worker that does not know the frame takes it for a
+        /// heartbeat (the guide's `mdwrkapi` does).
+        case welcome
 
         public init?(frames: [Data]) {
             guard frames.count >= 3, frames[0].isEmpty, frames[1] == Majordomo.workerHeader, frames[2].count == 1,
@@ -140,8 +171,11 @@ public enum Majordomo {
                 guard frames.count >= 6, frames.count - 5 <= Majordomo.maximumBodyFrames, frames[4].isEmpty else { return nil }
                 self = .request(client: frames[3], body: Array(frames[5...]))
             case .heartbeat:
-                guard frames.count == 3 else { return nil }
-                self = .heartbeat
+                switch frames.count {
+                case 3: self = .heartbeat
+                case 4 where frames[3] == Majordomo.outcomeFrame: self = .welcome
+                default: return nil
+                }
             case .disconnect:
                 guard frames.count == 3 else { return nil }
                 self = .disconnect
@@ -157,6 +191,7 @@ public enum Majordomo {
             case .request(let client, let body): [Data(), workerHeader, WorkerCommand.request.frame, client, Data()] + body
             case .heartbeat: [Data(), workerHeader, WorkerCommand.heartbeat.frame]
             case .disconnect: [Data(), workerHeader, WorkerCommand.disconnect.frame]
+            case .welcome: [Data(), workerHeader, WorkerCommand.heartbeat.frame, outcomeFrame]
             }
         }
     }

@@ -36,6 +36,8 @@ final class MajordomoWorker {
     private let onRegistration: @Sendable (Bool) -> Void
     /// Whether the gateway has spoken to the current socket since its READY: it only heartbeats
     /// and sends requests to workers it has registered.
+    /// Whether the gateway on this socket asked for each reply's outcome (Tally's `welcome`).
+    private var gatewayTakesOutcomes = false
     private var isRegistered = false {
         didSet { if isRegistered != oldValue { onRegistration(isRegistered) } }
     }
@@ -162,6 +164,9 @@ final class MajordomoWorker {
                 requests.append((client, body))
                 heard = .messages
             case .heartbeat?: heard = .messages
+            case .welcome?:
+                gatewayTakesOutcomes = true
+                heard = .messages
             case .disconnect?: heard = .disconnect
             case nil: logger.warning("ignored a malformed message from the gateway", metadata: ["frames": "\(frames.count)"])
             }
@@ -176,9 +181,10 @@ final class MajordomoWorker {
         switch Majordomo.BrokerMessage(frames: frames) {
         case .request?:
             break  // answered already
-        case .heartbeat?:
+        case .heartbeat?, .welcome?:
             reconnectDelay = configuration.initialReconnectDelay
             isRegistered = true
+            if case .welcome? = Majordomo.BrokerMessage(frames: frames) { gatewayTakesOutcomes = true }
         case .disconnect?:
             logger.info("gateway asked us to reconnect", metadata: ["after": "\(reconnectDelay)"])
             // Back off, so a gateway that keeps refusing us (a reserved service name) is not hammered.
@@ -194,8 +200,13 @@ final class MajordomoWorker {
     /// after the commit that holds it: see `RequestProcessor.process(_:answer:)`).
     private func answer(_ requests: [(client: Data, body: [Data])]) throws {
         guard !requests.isEmpty else { return }
-        try processor.process(requests.map(\.body)) { index, reply in
-            try send(Majordomo.WorkerMessage.reply(client: requests[index].client, body: [reply]).frames)
+        let withOutcome = gatewayTakesOutcomes
+        try processor.process(requests.map(\.body)) { index, reply, error in
+            let client = requests[index].client
+            try send(
+                withOutcome
+                    ? Majordomo.WorkerMessage.replyWithOutcome(client: client, outcome: error?.rawValue ?? "ok", body: [reply]).frames
+                    : Majordomo.WorkerMessage.reply(client: client, body: [reply]).frames)
         }
     }
 
@@ -233,6 +244,7 @@ final class MajordomoWorker {
         socket?.close()
         socket = nil
         isRegistered = false
+        gatewayTakesOutcomes = false
     }
 
     /// Sleeps for `delay` unless asked to stop first; returns whether it was asked to stop.

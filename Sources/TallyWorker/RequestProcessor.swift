@@ -30,16 +30,16 @@ public struct RequestProcessor: Sendable {
     /// Runs one request and counts it (by command and reply code) and its time.
     public func process(_ body: [Data]) -> Data {
         let started = ContinuousClock.now
-        return finish(read(body), since: started)
+        return finish(read(body), since: started).reply
     }
 
     /// Runs requests that arrived together, handing each reply to `answer` (with the request's
-    /// index) as soon as it may go: a query's at once, a change's only after the commit that
+    /// index, and its error code when it is an error reply) as soon as it may go: a query's at once, a change's only after the commit that
     /// holds it. With a `ServiceHandler.sharedTransactionStore`, two or more changes among them
     /// run in one transaction (`ServiceStore.commitTogether`), and if it cannot commit, each is
     /// answered with the commit's error instead of the result it had. Queries (and requests that
     /// cannot be read) run first, outside that transaction.
-    public func process(_ bodies: [[Data]], answer: (Int, Data) throws -> Void) rethrows {
+    public func process(_ bodies: [[Data]], answer: (Int, Data, ErrorCode?) throws -> Void) rethrows {
         let started = ContinuousClock.now
         let requests = bodies.map(read)
         let store = handler.sharedTransactionStore
@@ -49,7 +49,8 @@ public struct RequestProcessor: Sendable {
         }
         if changes.count < 2 { changes = [] }
         for (index, request) in requests.enumerated() where !changes.contains(index) {
-            try answer(index, finish(request, since: started))
+            let outcome = finish(request, since: started)
+            try answer(index, outcome.reply, outcome.error)
         }
         guard let store, !changes.isEmpty else { return }
         var outcomes: [Int: Outcome] = [:]
@@ -77,7 +78,7 @@ public struct RequestProcessor: Sendable {
                 answered = outcomes[index] ?? outcome(of: envelope, failure: TallyError(.internal, "\(envelope.command) was not run"))
             }
             record(answered, since: started)
-            try answer(index, answered.reply)
+            try answer(index, answered.reply, answered.error)
         }
     }
 
@@ -95,14 +96,14 @@ public struct RequestProcessor: Sendable {
         case answered(Outcome)
     }
 
-    private func finish(_ request: ReadRequest, since started: ContinuousClock.Instant) -> Data {
+    private func finish(_ request: ReadRequest, since started: ContinuousClock.Instant) -> Outcome {
         let outcome: Outcome
         switch request {
         case .envelope(let envelope): outcome = self.outcome(of: envelope, since: started)
         case .answered(let answered): outcome = answered
         }
         record(outcome, since: started)
-        return outcome.reply
+        return outcome
     }
 
     private func record(_ outcome: Outcome, since started: ContinuousClock.Instant) {

@@ -21,6 +21,19 @@ import Testing
         }
     }
 
+    /// The gateway counts a service's errors by the outcome its worker reports with each reply
+    /// (Tally's outcome frame), never by reading the reply.
+    @Test func errorRepliesAreCountedByTheWorkersWord() async throws {
+        try await TallyStack.with(workers: ["calc": 1]) { stack in
+            let client = try stack.client()
+            #expect(try await client.call("calc.tip", ["amount": "84.00", "tip_percent": "18", "currency": "USD"]).isOK)
+            #expect(try await client.call("calc.tip", ["amount": "lots", "tip_percent": "18", "currency": "USD"]).error?.code == .invalidArgument)
+            let calc = try await stack.serviceStatus("calc")
+            #expect(calc?["requests"] == 2, "\(String(describing: calc))")
+            #expect(calc?["errors"] == 1, "\(String(describing: calc))")
+        }
+    }
+
     @Test func tipTableSplitAndAdjust() async throws {
         try await TallyStack.with(workers: ["calc": 1]) { stack in
             let client = try stack.client()

@@ -41,16 +41,21 @@ import Testing
         }
     }
 
-    @Test func errorRepliesFromAnyWorkerAreCounted() async throws {
+    /// The gateway never reads a reply: a worker says whether it is an error in Tally's outcome
+    /// frame, and one that does not (a plain 7/MDP worker) has its replies counted as answered.
+    @Test func errorsAreCountedByTheOutcomeAWorkerReportsNotByTheBody() async throws {
         try await TallyStack.with() { stack in
-            // Spaces around the colon, as a worker in another language may write it.
-            let worker = try await stack.rawWorker("spacey", .reply({ _ in
-                Data(#"{ "ok" : false, "error" : {"code": "not_found", "message": "no such thing"} }"#.utf8)
-            }))
-            let reply = try await stack.client().call("spacey.find")
-            #expect(reply.error?.code == .notFound)
-            #expect(try await stack.serviceStatus("spacey")?["errors"]?.intValue == 1)
-            try await worker.stop()
+            let notFound = Data(#"{ "ok" : false, "error" : {"code": "not_found", "message": "no such thing"} }"#.utf8)
+            let plain = try await stack.rawWorker("plain", .reply({ _ in notFound }))
+            let reply = try await stack.client().call("plain.find")
+            #expect(reply.error?.code == .notFound, "forwarded as the worker wrote it")
+            #expect(try await stack.serviceStatus("plain")?["errors"]?.intValue == 0)
+            try await plain.stop()
+
+            let reporting = try await stack.rawWorker("reporting", .replyWithOutcome({ _ in ("not_found", notFound) }))
+            #expect(try await stack.client().call("reporting.find").error?.code == .notFound)
+            #expect(try await stack.serviceStatus("reporting")?["errors"]?.intValue == 1)
+            try await reporting.stop()
         }
     }
 

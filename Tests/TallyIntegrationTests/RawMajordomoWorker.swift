@@ -11,6 +11,9 @@ final class RawMajordomoWorker: @unchecked Sendable {
     enum Behaviour: Sendable {
         /// Answer every request with what the closure returns for its (first) body frame.
         case reply(@Sendable (Data) -> Data)
+        /// The same, with Tally's outcome frame before the delimiter (docs/protocol.md, 6.1):
+        /// REPLY = "", "MDPW01", 0x03, client, outcome, "", body.
+        case replyWithOutcome(@Sendable (Data) -> (outcome: String, body: Data))
         /// Answer every request with its body frames, untouched, as the guide's echo worker does.
         case echo
         /// Keep every request and never answer it.
@@ -75,6 +78,9 @@ final class RawMajordomoWorker: @unchecked Sendable {
                     lock.withLock { requests.append(body[0]) }
                     switch behaviour {
                     case .reply(let answer): try socket.send([Data(), header, Data([0x03]), client, Data(), answer(body[0])])
+                    case .replyWithOutcome(let answer):
+                        let (outcome, reply) = answer(body[0])
+                        try socket.send([Data(), header, Data([0x03]), client, Data(outcome.utf8), Data(), reply])
                     case .echo: try socket.send([Data(), header, Data([0x03]), client, Data()] + body)
                     case .swallow: break
                     }

@@ -17,11 +17,17 @@ import Testing
         #expect(
             Majordomo.WorkerMessage.reply(client: Data([9]), body: [Data("b".utf8)]).frames
                 == [Data(), header, Data([3]), Data([9]), Data(), Data("b".utf8)])
+        // Tally's extension: the reply's outcome before the delimiter, for a broker that asked.
+        #expect(
+            Majordomo.WorkerMessage.replyWithOutcome(client: Data([9]), outcome: "not_found", body: [Data("b".utf8)]).frames
+                == [Data(), header, Data([3]), Data([9]), Data("not_found".utf8), Data(), Data("b".utf8)])
+        #expect(Majordomo.BrokerMessage.welcome.frames == [Data(), header, Data([4]), Data("outcome".utf8)])
     }
 
     @Test func workerMessagesRoundTrip() {
         let messages: [Majordomo.WorkerMessage] = [
             .ready(service: "calc"), .ready(service: "my-echo", capacity: 1000), .heartbeat, .disconnect, .drain, .reply(client: Data([1, 2]), body: [Data("x".utf8), Data()]),
+            .replyWithOutcome(client: Data([1, 2]), outcome: "ok", body: [Data("x".utf8)]),
         ]
         for message in messages {
             #expect(Majordomo.WorkerMessage(frames: message.frames[...]) == message)
@@ -35,6 +41,9 @@ import Testing
             [Data(), header, Data([1]), Data()], [Data(), header, Data([4]), Data("extra".utf8)],
             [Data(), header, Data([3]), Data([1])], [Data(), header, Data([3]), Data([1]), Data("not empty".utf8), Data()],
             [Data(), header, Data([2]), Data([1]), Data(), Data()],
+            // An outcome that is not a code, or not followed by the delimiter.
+            [Data(), header, Data([3]), Data([1]), Data("Not_Found".utf8), Data(), Data()],
+            [Data(), header, Data([3]), Data([1]), Data("ok".utf8), Data("x".utf8)],
             [Data(), header, Data([1]), Data("calc".utf8), Data("0".utf8)], [Data(), header, Data([1]), Data("calc".utf8), Data("1001".utf8)],
             [Data(), header, Data([1]), Data("calc".utf8), Data("+5".utf8)], [Data(), header, Data([1]), Data("calc".utf8), Data()],
             [Data(), header, Data([1]), Data("calc".utf8), Data("8".utf8), Data("8".utf8)],
@@ -49,6 +58,8 @@ import Testing
         let request = Majordomo.BrokerMessage.request(client: Data([0, 0, 0, 1]), body: [Data("{}".utf8)])
         #expect(request.frames == [Data(), header, Data([2]), Data([0, 0, 0, 1]), Data(), Data("{}".utf8)])
         #expect(Majordomo.BrokerMessage(frames: request.frames) == request)
+        #expect(Majordomo.BrokerMessage(frames: Majordomo.BrokerMessage.welcome.frames) == .welcome)
+        #expect(Majordomo.BrokerMessage(frames: [Data(), header, Data([4]), Data("other".utf8)]) == nil)
         #expect(Majordomo.BrokerMessage(frames: [Data(), header, Data([2]), Data([1])]) == nil)
         #expect(Majordomo.BrokerMessage(frames: [Data(), header, Data([1]), Data("calc".utf8)]) == nil)
     }

@@ -61,7 +61,7 @@ import Testing
             addItem("5", list: list, "Eggs"),
         ]
         var answered: [(index: Int, reply: Reply, itemsCommitted: Int?)] = []
-        try processor(service).process(requests) { index, reply in
+        try processor(service).process(requests) { index, reply, _ in
             // What another connection sees at the moment each reply is handed over.
             answered.append((index, try Reply.decode(reply), try itemCount(store)))
         }
@@ -81,7 +81,7 @@ import Testing
 
         // Each key's result was stored in that transaction: a retry of the whole batch changes nothing.
         var retried: [Int: Reply] = [:]
-        try processor(service).process(requests) { index, reply in retried[index] = try Reply.decode(reply) }
+        try processor(service).process(requests) { index, reply, _ in retried[index] = try Reply.decode(reply) }
         #expect([0, 2, 5].allSatisfy { retried[$0]?.result == byIndex[$0]?.result })
         #expect(try itemCount(store) == 3)
     }
@@ -108,7 +108,7 @@ import Testing
 
         var replies: [Int: Reply] = [:]
         try processor(service).process([addItem("1", list: list, "Milk"), body("2", "shopping.lists", [:]), addItem("3", list: list, "Bread")]) {
-            index, reply in replies[index] = try Reply.decode(reply)
+            index, reply, _ in replies[index] = try Reply.decode(reply)
         }
         #expect(replies[1]?.isOK == true, "a query reads beside the writer")
         #expect(replies[0]?.error?.code == .unavailable)
