@@ -48,7 +48,9 @@ struct RestoreCommand: ParsableCommand {
         abstract: "Replace a service's database with a backup made by tally backup.",
         discussion: """
             Stop the service's workers first (and tally up): restore refuses while any process has the
-            database open. The workers started afterwards serve the data as the backup has it.
+            database open. The workers started afterwards serve the data as the backup has it. The
+            restored database's events begin a new epoch (history) after the backup's last event, so
+            the notifier, whose progress may be past it, catches up from there; see docs/storage.md.
             """)
 
     @Option(help: "The database to replace: \(ServiceCatalog.databases.joined(separator: ", ")).")
@@ -74,7 +76,10 @@ struct RestoreCommand: ParsableCommand {
         let progress = TerminalProgress(label: "restoring \(service)")
         try SQLiteEngine.restore(directory: dataDir, name: service, from: from, progress: progress.update)
         progress.finish()
-        print("restored \(dataDir)/\(service).sqlite from \(from)")
+        // Its sequence goes on from the backup's: numbers subscribers handled come round again.
+        let epoch = try EventEpoch.begin(on: try SQLiteEngine(directory: dataDir, name: service))
+        print("restored \(dataDir)/\(service).sqlite from \(from)"
+            + (epoch.map { "; its events begin epoch \($0.id) after sequence \($0.beganAfter)" } ?? ""))
     }
 }
 

@@ -23,8 +23,9 @@ import TallyStorage
 ///    (the rows the migrations seeded are replaced by the file's), values converted to the
 ///    column types PostgreSQL has (money to NUMERIC, milliseconds to TIMESTAMPTZ, 0/1 to
 ///    BOOLEAN); identity sequences continue after the largest id copied. Row counts are
-///    compared before the commit. Event sequences, stored idempotent results and processed-event
-///    records are ordinary rows, so retries and catch-up carry on where the SQLite deployment was.
+///    compared before the commit. Event sequences, each database's epoch, stored idempotent
+///    results and processed-event records are ordinary rows, so retries and catch-up carry on
+///    where the SQLite deployment was: the same epoch is the same history to the notifier.
 /// 4. A copy that fails drops the schema it made, so it can simply be run again.
 public struct DataMigration {
     public let dataDirectory: String

@@ -13,15 +13,23 @@ public struct EventFeedPage: Decodable, Sendable {
     public var events: [CloudEvent]
     /// The highest sequence the service has stored (0: none).
     public var lastSequence: Int64
+    /// The history the service's database is in (`CloudEvent.epoch`), and the last sequence it
+    /// had when that began: what it shares with the history before. Nil from a feed that keeps none.
+    public var epoch: String?
+    public var epochBeganAfter: Int64?
 
-    public init(events: [CloudEvent], lastSequence: Int64) {
+    public init(events: [CloudEvent], lastSequence: Int64, epoch: String? = nil, epochBeganAfter: Int64? = nil) {
         self.events = events
         self.lastSequence = lastSequence
+        self.epoch = epoch
+        self.epochBeganAfter = epochBeganAfter
     }
 
     enum CodingKeys: String, CodingKey {
         case events
         case lastSequence = "last_sequence"
+        case epoch
+        case epochBeganAfter = "epoch_began_after"
     }
 }
 

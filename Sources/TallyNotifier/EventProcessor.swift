@@ -9,6 +9,14 @@ import TallyProtocol
 /// sequences actually handled, in the same transaction that handles them. A publish lost to a
 /// crash, a notifier that was down, a slow-joining PUB — each leaves the watermark below the
 /// service's last sequence, and the next catch-up (on the gap, or periodic) fetches from there.
+/// Why a hole is not asked about at once: see `ReorderWindow`; the live events past it are held
+/// meanwhile, and handled in order when the hole fills.
+///
+/// A restored database (`EventEpoch`): its events carry an epoch its source's progress does not
+/// count in, and the feed says where that history began; the progress goes back to there
+/// (`NotifierStore.switchEpoch`) and the catch-up fetches the rest, so events made after the
+/// restore are handled once, though their numbers were handled before in the other history.
+///
 /// Why it cannot alert twice: handling is keyed by event id in that same transaction (an id is kept
 /// until the watermark passes it and for a week after its handling, `NotifierStore.handledEventRetention`).
 ///
@@ -31,6 +39,8 @@ public final class EventProcessor {
     let maximumBackoff: Duration
     /// Services the catalog says have an event feed; checked even before any of their events arrives.
     let catalogSources: [String]
+    /// The events past a hole, waiting for the hole's events to arrive live before it is caught up on.
+    private var reorderWindow: ReorderWindow
 
     /// How long a source may stay unreachable before that is worth a warning: at a clean start the
     /// notifier asks before the workers have registered, which is not a problem worth one. An error
@@ -55,12 +65,16 @@ public final class EventProcessor {
     /// Why: reading the watermark in a transaction of its own for every drain of the inlet was a
     /// fifth of the notifier's time under a steady stream of events.
     private var knownWatermarks: [String: Int64] = [:]
+    /// Sources with an event of an epoch their progress does not count in, not handled: each is
+    /// caught up on once the batch is handled, which takes up the source's current history.
+    private var unfollowedSources: Set<String> = []
 
     public init(
         store: NotifierStore, feed: any EventFeed, catalogSources: [String], pageSize: Int = 100,
         initialBackoff: Duration = .seconds(1), maximumBackoff: Duration = .seconds(30), patience: Duration = .seconds(15),
-        logger: Logger, publish: @escaping Publish
+        reorderWindow: Duration = EventProcessor.defaultReorderWindow, logger: Logger, publish: @escaping Publish
     ) {
+        self.reorderWindow = ReorderWindow(length: reorderWindow)
         self.store = store
         self.feed = feed
         self.catalogSources = catalogSources
@@ -74,16 +88,24 @@ public final class EventProcessor {
         publishedThrough = try? store.lastAlertSequence()
     }
 
-    /// Takes one event from the inlet: if it shows a hole before it, catches up first; then handles it.
+    /// How long a hole in a source's sequence waits for its events to arrive live: two worker
+    /// processes' publishes of one service pass each other by milliseconds.
+    public static let defaultReorderWindow: Duration = .milliseconds(250)
+
+    /// Takes one event from the inlet (see `receive(_:)` for a batch).
     public func receive(_ event: CloudEvent) {
         receive([event])
     }
 
-    /// Takes the events one wake-up of the inlet found, in the order they came: handles them in
-    /// one transaction (`NotifierStore.handle(_:)`), except that an event showing a hole before
-    /// it (in its source's sequence, counting the events ahead of it in this batch) first has
-    /// the ones ahead of it handled and the hole caught up on.
+    /// Takes the events one wake-up of the inlet found: handles them in one transaction
+    /// (`NotifierStore.handle(_:)`), in sequence order per source. An event showing a hole before
+    /// it (in its source's sequence, counting the events ahead of it in this batch) is held for
+    /// the reorder window (`ReorderWindow`) and handled once the hole fills; a hole still open
+    /// after the window is caught up on (`catchUpOnOverdueHoles`). An event of an epoch its
+    /// source's progress does not count in is not handled; its source is caught up on after the
+    /// batch, which moves the progress to the epoch the source's database is in and fetches the event.
     public func receive(_ events: [CloudEvent]) {
+        let now = clock.now
         var batch: [CloudEvent] = []
         // Per source: the sequence up to which every event is handled or in `batch`.
         var through: [String: Int64] = [:]
@@ -93,27 +115,52 @@ public final class EventProcessor {
             let source = event.service
             metrics.sourceHas(source, sequence: event.sequence)
             if through[source] == nil { through[source] = knownWatermark(of: source, refresh: false) }
-            if let known = through[source], event.sequence > known + 1 {
-                // What this processor knew may be behind the database; the hole is real only if
-                // the database shows it too.
-                through[source] = max(known, knownWatermark(of: source, refresh: true) ?? known)
+            guard let handled = through[source] else {
+                // The database did not answer: handling it will say what is wrong.
+                batch.append(event)
+                continue
             }
-            if let watermark = through[source], event.sequence > watermark + 1,
-                (try? store.hasHandled(eventID: event.id)) != true
-            {
-                logger.info(
-                    "gap in events; catching up",
-                    metadata: ["source": "\(source)", "handled_through": "\(watermark)", "received": "\(event.sequence)"])
-                failed.formUnion(handle(batch))
-                batch = []
-                catchUp(source, force: true)
-                through[source] = knownWatermark(of: source, refresh: true)
+            if event.sequence > handled + 1 {
+                reorderWindow.hold(event, of: source, at: now)
+                continue
             }
             batch.append(event)
-            if let watermark = through[source], event.sequence == watermark + 1 { through[source] = event.sequence }
+            if event.sequence == handled + 1 {
+                through[source] = event.sequence
+                // What waited for it.
+                for next in reorderWindow.release(source, after: event.sequence) {
+                    batch.append(next)
+                    through[source] = max(through[source] ?? next.sequence, next.sequence)
+                }
+            }
         }
         failed.formUnion(handle(batch))
         for (source, sequence) in through { knownWatermarks[source] = failed.contains(source) ? nil : sequence }
+        // Not forced: while the feed is unreachable, every batch of the new epoch would ask again.
+        for source in unfollowedSources.sorted() { catchUp(source, force: false) }
+        unfollowedSources = []
+        catchUpOnOverdueHoles(at: now)
+    }
+
+    /// When the next held event's reorder window ends (see `catchUpOnOverdueHoles`); nil with none held.
+    public var nextHoleDue: ContinuousClock.Instant? { reorderWindow.nextDue }
+
+    /// For each source with an event held past its reorder window: handles the held events the
+    /// database shows no hole before (another notifier on it handled the missing ones), and if a
+    /// hole is left, catches up once, then handles what is still held: duplicates if the catch-up
+    /// fetched them, else out of order, as the feed cannot be asked now.
+    public func catchUpOnOverdueHoles(at now: ContinuousClock.Instant = ContinuousClock.now) {
+        for source in reorderWindow.overdue(at: now) {
+            if let watermark = knownWatermark(of: source, refresh: true) {
+                handle(reorderWindow.release(source, after: watermark))
+            }
+            knownWatermarks[source] = nil
+            guard reorderWindow.overdue(at: now).contains(source) else { continue }
+            logger.debug("hole in events outlasted the reorder window; catching up", metadata: ["source": "\(source)"])
+            catchUp(source, force: true)
+            handle(reorderWindow.releaseAll(source))
+            knownWatermarks[source] = nil
+        }
     }
 
     /// `knownWatermarks`' entry for `source`, read from the database when there is none or when
@@ -138,8 +185,22 @@ public final class EventProcessor {
         if !force, let wait = backoff[source], clock.now < wait.until { return false }
         do {
             var after = try store.watermark(of: source)
+            var epoch = try store.epoch(of: source)
             while true {
+                metrics.catchUpCall(source)
                 let page = try feed.events(service: source, after: after, limit: pageSize)
+                if let newEpoch = page.epoch, newEpoch != epoch {
+                    // The source's database was restored (or made anew): a history not followed yet.
+                    let began = page.epochBeganAfter ?? 0
+                    after = try store.switchEpoch(of: source, to: newEpoch, beganAfter: began)
+                    logger.info(
+                        "source's events are a new history (its database was restored or made anew); catching up from where it began",
+                        metadata: ["source": "\(source)", "epoch": "\(newEpoch)", "began_after": "\(began)", "handled_through": "\(after)"])
+                    epoch = newEpoch
+                    knownWatermarks[source] = nil
+                    metrics.historyBegan(source, sequence: after)
+                    continue
+                }
                 metrics.sourceHas(source, sequence: page.lastSequence)
                 // Written only when there is something to catch up on, so the periodic check of
                 // a source with nothing new writes nothing.
@@ -171,7 +232,7 @@ public final class EventProcessor {
 
     /// Handles events exactly once (in one transaction), then forwards each and publishes its
     /// alerts; publishes the alerts another notifier on the same database stored meanwhile too.
-    /// Returns the sources of the events that could not be stored.
+    /// Returns the sources of the events that were not stored (could not be, or of another epoch).
     @discardableResult
     func handle(_ events: [CloudEvent]) -> Set<String> {
         guard !events.isEmpty else { return [] }
@@ -185,6 +246,14 @@ public final class EventProcessor {
             case .success(.duplicate):
                 storedElsewhere = true
                 logger.debug("duplicate event ignored", metadata: ["id": "\(event.id)", "type": "\(event.type)"])
+            case .success(.otherEpoch):
+                // A catch-up takes up the new history and fetches it; an old history's event is not the source's any more.
+                unfollowedSources.insert(event.service)
+                failed.insert(event.service)
+                knownWatermarks[event.service] = nil
+                logger.debug(
+                    "event of another epoch not handled",
+                    metadata: ["id": "\(event.id)", "epoch": "\(event.epoch ?? "")", "sequence": "\(event.sequence)"])
             case .success(.handled(let alerts)):
                 metrics.handled(event.service, sequence: event.sequence, time: event.time)
                 publish(NotifierTopic.event(event.type), event.encoded())

@@ -11,6 +11,8 @@ import TallyStorage
 ///   notifier handling it, so its alerts' lateness in seconds; long after a catch-up.
 /// - `tally_notifier_subscriber_connections`: connections to the alert outlet (subscribers, and
 ///   any connection still in its handshake).
+/// - `tally_notifier_catch_up_calls_total{source}`: `<service>.events` calls made through the
+///   gateway (each page counts): per event handled, how often holes outlasted the reorder window.
 /// - `tally_notifier_events_handled_total{source}`, `tally_notifier_alerts_total{kind}`.
 final class NotifierMetrics {
     private var sources: [String: Source] = [:]
@@ -26,6 +28,7 @@ final class NotifierMetrics {
         let lag: Gauge
         let handled: Counter
         let delay: Metrics.Timer
+        let catchUpCalls: Counter
         /// The newest sequence the source is known to have.
         var newest: Int64 = 0
 
@@ -34,6 +37,7 @@ final class NotifierMetrics {
             handled = Counter(label: "tally_notifier_events_handled_total", dimensions: [("source", name)])
             delay = Metrics.Timer(
                 label: "tally_notifier_event_delay_seconds", dimensions: [("source", name)], preferredDisplayUnit: .seconds)
+            catchUpCalls = Counter(label: "tally_notifier_catch_up_calls_total", dimensions: [("source", name)])
             lag.record(0)
         }
     }
@@ -49,6 +53,16 @@ final class NotifierMetrics {
     func sourceHas(_ name: String, sequence: Int64) {
         let source = source(name)
         source.newest = max(source.newest, sequence)
+    }
+
+    /// The source's database began a new history after `sequence` (see `EventEpoch`): its
+    /// newest known sequence is from that history on.
+    func historyBegan(_ name: String, sequence: Int64) {
+        source(name).newest = sequence
+    }
+
+    func catchUpCall(_ name: String) {
+        source(name).catchUpCalls.increment()
     }
 
     /// - Parameter time: the event's `time` (RFC 3339), when it committed.

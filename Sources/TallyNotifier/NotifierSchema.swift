@@ -66,5 +66,10 @@ enum NotifierSchema {
         Migration("notifier-handled-event-age") { session in
             try session.createIndex("handled_event_handled_at", on: "handled_event", columns: ["handled_at_ms"])
         },
+        // The history (CloudEvent.epoch) of its source that a row's progress counts in; null
+        // until the first event that carries one (see NotifierStore.switchEpoch).
+        Migration("notifier-source-epoch") { session in
+            try session.execute("ALTER TABLE source_progress ADD COLUMN epoch TEXT")
+        },
     ]
 }

@@ -166,7 +166,7 @@ public struct NotifierService: Service {
             let inletIndex = poller.add(inlet)
             let monitorIndex = monitor.map { poller.add($0.socket) }
             poller.add(fileDescriptor: stop.fileDescriptor)
-            let wait = max(.zero, min(nextCheck, nextHeartbeat) - clock.now)
+            let wait = max(.zero, min(nextCheck, nextHeartbeat, processor.nextHoleDue ?? nextCheck) - clock.now)
             try poller.poll(timeout: wait)
             if stop.isFired { break }
             if let monitor, let monitorIndex, poller.isReadable(monitorIndex) { try monitor.update() }
@@ -195,6 +195,7 @@ public struct NotifierService: Service {
                 }
                 processor.receive(events)
             }
+            processor.catchUpOnOverdueHoles(at: clock.now)
             if clock.now >= nextCheck {
                 processor.checkAllSources()
                 nextCheck = clock.now + configuration.catchUpInterval

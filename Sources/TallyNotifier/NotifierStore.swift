@@ -41,6 +41,10 @@ public final class NotifierStore: Sendable {
         case duplicate
         /// Recorded now, with the alerts it gave rise to (already stored and numbered).
         case handled([Alert])
+        /// Of a history (`CloudEvent.epoch`) other than the one its source's progress counts in:
+        /// not handled. A newer history is taken up by `switchEpoch`, after which the event is
+        /// caught up on; an older one's events are not its source's any more.
+        case otherEpoch
     }
 
     /// Handles `event` exactly once: a second call with the same event id is a `duplicate`.
@@ -60,8 +64,15 @@ public final class NotifierStore: Sendable {
         do {
             return try engine.write { session in
                 let now = Timestamp.now()
-                let results = zip(events, drafts).map { event, drafts in
-                    Result { try session.savepoint { try handle(event, drafts, at: now, session) } }
+                let results = zip(events, drafts).map { event, drafts -> Result<Outcome, any Error> in
+                    do {
+                        return .success(try session.savepoint { try handle(event, drafts, at: now, session) })
+                    } catch is OtherEpoch {
+                        // Its savepoint undid the record of its id.
+                        return .success(.otherEpoch)
+                    } catch {
+                        return .failure(error)
+                    }
                 }
                 try forgetHandledEvents(before: now - Self.handledEventRetention.components.seconds * 1000, session)
                 return results
@@ -83,7 +94,7 @@ public final class NotifierStore: Sendable {
             ON CONFLICT (event_id) DO NOTHING
             """)
         guard recorded == 1 else { return .duplicate }
-        try advanceWatermark(of: source, seen: event.sequence, session)
+        try advanceWatermark(of: source, seen: event.sequence, epoch: event.epoch, session)
         return .handled(try store(drafts, of: event, at: now, session))
     }
 
@@ -93,7 +104,11 @@ public final class NotifierStore: Sendable {
     /// seen, as live events come: the watermark moves onto it, and with nothing seen beyond it
     /// (every handled event has moved `last_seen_sequence` to at least its own sequence) there is
     /// nothing further to walk over. Otherwise it walks over the handled events above it.
-    private func advanceWatermark(of source: String, seen sequence: Int64, _ session: any SQLSession) throws {
+    ///
+    /// An event with an `epoch` moves only a row counting in that epoch; the row of a source whose
+    /// progress counts in another throws `OtherEpoch` (a source's first event sets it).
+    private func advanceWatermark(of source: String, seen sequence: Int64, epoch: String?, _ session: any SQLSession) throws {
+        let sameEpoch: SQL = epoch.map { epoch -> SQL in "AND epoch = \(epoch)" } ?? ""
         // Writing the row first holds its lock for the rest of the transaction, so notifiers
         // sharing a database move one source's watermark one at a time.
         func update() throws -> SQLRow? {
@@ -101,13 +116,15 @@ public final class NotifierStore: Sendable {
                 UPDATE source_progress SET
                     last_sequence = CASE WHEN last_sequence = \(sequence - 1) THEN \(sequence) ELSE last_sequence END,
                     last_seen_sequence = CASE WHEN last_seen_sequence < \(sequence) THEN \(sequence) ELSE last_seen_sequence END
-                WHERE source = \(source) RETURNING last_sequence, last_seen_sequence
+                WHERE source = \(source) \(sameEpoch) RETURNING last_sequence, last_seen_sequence
                 """)
         }
         var progress = try update()
         if progress == nil {
-            // The source's first event here.
-            try session.execute("INSERT INTO source_progress (source) VALUES (\(source)) ON CONFLICT (source) DO NOTHING")
+            // The source's first event here, or progress in another epoch.
+            let inserted = try session.execute(
+                "INSERT INTO source_progress (source, epoch) VALUES (\(source), \(epoch)) ON CONFLICT (source) DO NOTHING")
+            guard inserted == 1 else { throw OtherEpoch() }
             progress = try update()
         }
         guard let progress else {
@@ -152,6 +169,46 @@ public final class NotifierStore: Sendable {
             return Alert(
                 sequence: sequence, kind: draft.kind, owner: draft.owner, text: draft.text, time: event.time,
                 source: event.source, eventID: event.id, data: draft.data)
+        }
+    }
+
+    /// Makes `source`'s progress count in `epoch`, a history of its database that began after
+    /// sequence `beganAfter` (`<service>.events` says both), unless it does already; returns the
+    /// watermark in it.
+    ///
+    /// Only what the two histories share stays handled: the watermark goes back to `beganAfter`
+    /// if it was beyond (events past it were another history's, their numbers now another
+    /// event's), and those events' ids are forgotten, so the walk of the watermark never passes
+    /// over them. Events up to `beganAfter` are the same events (a restored backup keeps their
+    /// ids), so what was handled of them stays handled. Taken as the first epoch of a source
+    /// whose progress counted without one, as after an upgrade: its database's first epoch began
+    /// after the events it had, which are the ones the notifier followed.
+    public func switchEpoch(of source: String, to epoch: String, beganAfter: Int64) throws -> Int64 {
+        try engine.write { session in
+            try session.execute("INSERT INTO source_progress (source) VALUES (\(source)) ON CONFLICT (source) DO NOTHING")
+            // Writing first takes the row's lock: notifiers sharing the database switch it one at a time.
+            guard let row = try session.fetchOne("""
+                UPDATE source_progress SET source = source WHERE source = \(source) RETURNING last_sequence, epoch
+                """)
+            else { throw StorageFailure(location: engine.location, detail: "the source_progress row of \(source) is missing") }
+            let watermark: Int64 = try row["last_sequence"]
+            let current: String? = try row["epoch"]
+            if current == epoch { return watermark }
+            let kept = min(watermark, beganAfter)
+            try session.execute("""
+                UPDATE source_progress SET epoch = \(epoch), last_sequence = \(kept), last_seen_sequence = \(kept)
+                WHERE source = \(source)
+                """)
+            try session.execute("DELETE FROM handled_event WHERE source = \(source) AND sequence > \(beganAfter)")
+            return kept
+        }
+    }
+
+    /// The history `source`'s progress counts in; nil before an event that carries one.
+    public func epoch(of source: String) throws -> String? {
+        try engine.read { session in
+            guard let row = try session.fetchOne("SELECT epoch FROM source_progress WHERE source = \(source)") else { return nil }
+            return try row["epoch"] as String?
         }
     }
 
@@ -227,6 +284,10 @@ public final class NotifierStore: Sendable {
         }
     }
 }
+
+/// Thrown inside an event's savepoint when its source's progress counts in another epoch, so
+/// the savepoint undoes it; reported as `NotifierStore.Outcome.otherEpoch`.
+struct OtherEpoch: Error {}
 
 /// One page of `alerts.list`.
 public struct AlertPage: Codable, Sendable, Equatable {

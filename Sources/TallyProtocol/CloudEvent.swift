@@ -27,15 +27,21 @@ public struct CloudEvent: Codable, Sendable, Equatable {
     /// attribute, `requestid`), so one request can be followed from the gateway to its events and
     /// alerts; absent when the request had none or the change was the service's own.
     public var requestID: String?
+    /// The history of the service's database the event belongs to (a CloudEvents extension
+    /// attribute, `epoch`): made when the database is created and made anew when it is restored
+    /// from a backup, whose sequence then goes on from the backup's. The same `sequence` in two
+    /// epochs may be two different events; a subscriber that sees a new epoch asks the feed where
+    /// it began (`<service>.events`' `epoch_began_after`). Absent from publishers that keep none.
+    public var epoch: String?
 
     enum CodingKeys: String, CodingKey {
-        case specversion, id, source, type, time, subject, datacontenttype, sequence, data
+        case specversion, id, source, type, time, subject, datacontenttype, sequence, data, epoch
         case requestID = "requestid"
     }
 
     public init(
         id: String, source: String, type: String, time: String, subject: String? = nil, sequence: Int64, data: JSONValue,
-        requestID: String? = nil
+        requestID: String? = nil, epoch: String? = nil
     ) {
         specversion = "1.0"
         self.id = id
@@ -47,6 +53,7 @@ public struct CloudEvent: Codable, Sendable, Equatable {
         self.sequence = sequence
         self.data = data
         self.requestID = requestID
+        self.epoch = epoch
     }
 
     /// The service whose sequence this event carries: `source` without `tally/`, else the first
@@ -96,7 +103,8 @@ public struct CloudEvent: Codable, Sendable, Equatable {
         }
         var event = CloudEvent(
             id: try string(.id), source: try string(.source), type: try string(.type), time: try string(.time),
-            subject: try optionalString(.subject), sequence: sequence, data: payload, requestID: try optionalString(.requestID))
+            subject: try optionalString(.subject), sequence: sequence, data: payload, requestID: try optionalString(.requestID),
+            epoch: try optionalString(.epoch))
         event.specversion = try string(.specversion)
         event.datacontenttype = try optionalString(.datacontenttype)
         guard !event.id.isEmpty, !event.type.isEmpty, event.sequence >= 1, !event.service.isEmpty else {
@@ -114,6 +122,7 @@ public struct CloudEvent: Codable, Sendable, Equatable {
         JSONMembers.object(reservingCapacity: 384) { members, out in
             try members.value("data", data, into: &out)
             members.optionalString("datacontenttype", datacontenttype, into: &out)
+            members.optionalString("epoch", epoch, into: &out)
             members.string("id", id, into: &out)
             members.optionalString("requestid", requestID, into: &out)
             members.integer("sequence", sequence, into: &out)

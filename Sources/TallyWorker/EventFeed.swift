@@ -6,7 +6,8 @@ extension CommandTable {
     /// missed a publish (a worker crashed after its commit, a notifier restarted, a gap).
     ///
     /// Args: `after` (sequence, default 0), `limit` (1 to 1000, default 100). Result: `events`
-    /// (CloudEvents, oldest first) and `last_sequence` (the newest stored, 0 when none).
+    /// (CloudEvents, oldest first), `last_sequence` (the newest stored, 0 when none), and the
+    /// database's `epoch` with the sequence it `epoch_began_after` (see `EventEpoch`).
     public mutating func eventFeed(_ store: @escaping @Sendable (Resources) -> ServiceStore) {
         query(
             "\(service).events", access: .role("service"),
@@ -16,7 +17,9 @@ extension CommandTable {
             let after = try args.optionalInteger("after", in: 0...Int.max) ?? 0
             let limit = try args.optionalInteger("limit", in: 1...1000) ?? 100
             let store = store(resources)
-            return EventPage(events: try store.events(after: Int64(after), limit: limit), lastSequence: try store.lastEventSequence())
+            return EventPage(
+                events: try store.events(after: Int64(after), limit: limit), lastSequence: try store.lastEventSequence(),
+                epoch: store.epoch.id, epochBeganAfter: store.epoch.beganAfter)
         }
     }
 }
@@ -24,9 +27,13 @@ extension CommandTable {
 struct EventPage: Encodable, Sendable {
     let events: [CloudEvent]
     let lastSequence: Int64
+    let epoch: String
+    let epochBeganAfter: Int64
 
     enum CodingKeys: String, CodingKey {
         case events
         case lastSequence = "last_sequence"
+        case epoch
+        case epochBeganAfter = "epoch_began_after"
     }
 }

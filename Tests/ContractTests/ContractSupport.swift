@@ -202,7 +202,7 @@ enum VaryingFields {
         "accounts.update": ["created_at", "updated_at"],
         "accounts.delete": ["created_at", "updated_at"],
         "accounts.set_default": ["created_at", "updated_at"],
-        "accounts.events": ["id", "time", "created_at", "updated_at"],
+        "accounts.events": ["id", "time", "epoch", "created_at", "updated_at"],
         "shopping.create_list": ["created_at", "updated_at", "opened_at"],
         "shopping.get_list": ["created_at", "updated_at", "opened_at", "purchased_at"],
         "shopping.lists": ["created_at", "updated_at", "opened_at"],
@@ -215,7 +215,7 @@ enum VaryingFields {
         "shopping.mark_unpurchased": ["created_at", "updated_at", "opened_at", "purchased_at"],
         "shopping.set_price": ["created_at", "updated_at", "opened_at", "purchased_at"],
         "shopping.price_history": ["purchased_at"],
-        "shopping.events": ["id", "time", "created_at", "updated_at", "purchased_at"],
+        "shopping.events": ["id", "time", "epoch", "created_at", "updated_at", "purchased_at"],
         "roster.create_team": ["created_at", "updated_at"],
         "roster.update_team": ["created_at", "updated_at"],
         "roster.teams": ["created_at", "updated_at"],
@@ -242,7 +242,7 @@ enum VaryingFields {
         "roster.hours": ["recorded_at"],
         // Its DTSTAMP is the time of the request.
         "roster.ical": ["calendar"],
-        "roster.events": ["id", "time", "created_at", "updated_at", "joined_at", "expires_at"],
+        "roster.events": ["id", "time", "epoch", "created_at", "updated_at", "joined_at", "expires_at"],
         "identity.signup": ["created_at"],
         "identity.login": ["access_token", "expires_at", "refresh_token", "refresh_expires_at", "session_id"],
         "identity.refresh": ["access_token", "expires_at", "refresh_token", "refresh_expires_at", "session_id"],
@@ -252,7 +252,7 @@ enum VaryingFields {
         "identity.users": ["created_at"],
         "identity.issue_service_token": ["service_token", "session_id"],
         "identity.service_login": ["access_token", "expires_at", "session_id"],
-        "identity.events": ["id", "time", "session_id"],
+        "identity.events": ["id", "time", "epoch", "session_id"],
     ]
 
     /// `value` without the varying keys of `command`'s result, at any depth.

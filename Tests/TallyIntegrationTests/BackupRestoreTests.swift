@@ -67,6 +67,72 @@ import Testing
         }
     }
 
+    /// The scenario: the notifier has handled shopping's events past a backup; the
+    /// backup is restored, so shopping numbers its next events with sequences the notifier
+    /// handled in the other history; one of them is made while the notifier is down. Started
+    /// again, the notifier sees the restored database's new epoch, catches up from where it began,
+    /// and alerts that event exactly once, and `alerts.status` shows it up to date.
+    @Test func anEventMadeAfterARestoreWhileTheNotifierWasDownIsAlertedOnce() async throws {
+        try await TallyStack.with(TallyStack.Options(workers: ["shopping": 1, "identity": 1], database: .sqlite)) { stack in
+            let notifier = try await stack.startNotifier()
+            let client = try stack.client(timeout: .seconds(30))
+            let ann = try stack.signedIn("ann", userID: "2", timeout: .seconds(30))
+            let list = try #require(try await ann.result("shopping.create_list", ["kind": "shopping", "name": "Week", "currency": "EUR"])["id"])
+            func buy(_ item: String, at price: String) async throws {
+                let added = try await ann.result("shopping.add_item", ["list_id": list, "name": .string(item)])
+                let itemID = try #require(added["item"]?["id"])
+                try await ann.result("shopping.mark_purchased", ["list_id": list, "item_id": itemID, "unit_price": .string(price)])
+            }
+            @Sendable func shoppingStatus() async -> JSONValue? {
+                (try? await client.call("alerts.status"))?.result?["sources"]?.arrayValue?.first { $0["service"] == "shopping" }
+            }
+            func lastSequence() async throws -> Int64 {
+                let feed = try await client.call("shopping.events", ["after": 0, "limit": 1], token: try stack.serviceAccessToken())
+                return try #require(feed.result?["last_sequence"]?.intValue, "\(feed)")
+            }
+            @Sendable func alertTexts() async -> [String] {
+                (try? await ann.call("alerts.list", ["after": 0]))?.result?["alerts"]?.arrayValue?.compactMap { $0["text"]?.stringValue } ?? []
+            }
+            try await buy("Milk", at: "1.19")
+            let file = stack.directory.appendingPathComponent("shopping-backup.sqlite").path
+            let backup = try stack.launch("backup", ["backup", "--service", "shopping", "--to", file, "--data-dir", stack.dataDirectory])
+            #expect(await backup.waitForExit(timeout: .seconds(120)))
+            #expect(backup.exitStatus == 0, "\(backup.log)")
+            // After the backup: the notifier handles more events than the restored database will make again.
+            for item in ["Bread", "Eggs", "Tea", "Jam"] { try await ann.result("shopping.add_item", ["list_id": list, "name": .string(item)]) }
+            let handledBefore = try await lastSequence()
+            try await stack.waitUntil("the notifier has handled every shopping event", timeout: .seconds(60)) {
+                await shoppingStatus()?["handled_through"]?.intValue == handledBefore
+            }
+
+            #expect(await notifier.stop())
+            let worker = try #require(stack.processes(named: "shopping").first)
+            #expect(await worker.stop())
+            let restore = try stack.launch("restore", ["restore", "--service", "shopping", "--from", file, "--data-dir", stack.dataDirectory])
+            #expect(await restore.waitForExit(timeout: .seconds(60)))
+            #expect(restore.exitStatus == 0, "\(restore.log)")
+            try await stack.startWorker("shopping").waitUntilReady()
+            // Made while the notifier is down: its publish reaches nobody, and its sequences are
+            // ones the notifier handled before the restore.
+            try await buy("Milk", at: "1.39")
+            let last = try await lastSequence()
+            #expect(last <= handledBefore, "the restored database reuses sequences (\(last) after \(handledBefore))")
+
+            try await stack.startNotifier()
+            try await stack.waitUntil("the notifier alerts the purchase made after the restore", timeout: .seconds(60)) {
+                await alertTexts().contains { $0.contains("1.39") }
+            }
+            try await stack.waitUntil("alerts.status shows shopping handled up to date", timeout: .seconds(60)) {
+                await shoppingStatus()?["handled_through"]?.intValue == last
+            }
+            let status = try #require(await shoppingStatus())
+            #expect(status["lag_events"] == 0, "\(status)")
+            #expect(status["newest_known"]?.intValue == last, "\(status)")
+            let texts = await alertTexts()
+            #expect(texts.filter { $0.contains("1.39") }.count == 1, "\(texts)\n\(stack.logs)")
+        }
+    }
+
     @Test func backupAndRestoreSayToUsePostgreSQLsToolsWhenTheDataIsThere() async throws {
         let stack = try TallyStack(options: TallyStack.Options(database: .sqlite))
         defer { Task { await stack.stop() } }

@@ -35,6 +35,20 @@ struct MigrateDataTests {
                 return status?.isOK == true
             }
 
+            // Each database's epoch and the notifier's progress in it come along as they are.
+            func accountsFeed() async throws -> JSONValue {
+                try #require(try await client.call("accounts.events", ["after": 0], token: try stack.serviceAccessToken()).result)
+            }
+            @Sendable func accountsHandledThrough() async -> Int64? {
+                (try? await client.call("alerts.status"))?.result?["sources"]?.arrayValue?
+                    .first { $0["service"] == "accounts" }?["handled_through"]?.intValue
+            }
+            let before = try await accountsFeed()
+            let epoch = try #require(before["epoch"]?.stringValue)
+            try await stack.waitUntil("the notifier has handled every accounts event", timeout: .seconds(60)) {
+                await accountsHandledThrough() == before["last_sequence"]?.intValue
+            }
+
             // While the processes have the files open, nothing is copied.
             let url = try PostgresCluster.shared().makeDatabase()
             let busy = try stack.launch("migrate-data", ["migrate-data", "--data-dir", stack.dataDirectory, "--database", url])
@@ -75,8 +89,15 @@ struct MigrateDataTests {
             // New writes go on: a new id, and the next event numbers.
             let sixth = try await create(6)
             #expect(!created.map { $0["id"] }.contains(sixth["id"]), "\(sixth)")
-            let feed = try await client.call("accounts.events", ["after": 0], token: try stack.serviceAccessToken())
-            #expect(feed.result?["events"]?.arrayValue?.compactMap { $0["sequence"]?.intValue } == Array(1...6), "\(feed)")
+            let feed = try await accountsFeed()
+            #expect(feed["events"]?.arrayValue?.compactMap { $0["sequence"]?.intValue } == Array(1...6), "\(feed)")
+            #expect(feed["epoch"]?.stringValue == epoch, "the same history: \(feed)")
+            #expect(feed["events"]?.arrayValue?.allSatisfy { $0["epoch"]?.stringValue == epoch } == true, "\(feed)")
+            try await stack.waitUntil("the notifier on PostgreSQL handles the new event", timeout: .seconds(60)) {
+                await accountsHandledThrough() == 6
+            }
+            let notifierLog = stack.processes(named: "notifier").last?.log ?? ""
+            #expect(!notifierLog.contains("new history"), "its progress counts in the epoch it had: \(notifierLog)")
             let items = try await ann.result("shopping.get_list", ["list_id": list])
             #expect(items["items"]?.arrayValue?.compactMap { $0["name"]?.stringValue } == ["Milk"], "\(items)")
             try await ann.result("shopping.add_item", ["list_id": list, "name": "Bread"])

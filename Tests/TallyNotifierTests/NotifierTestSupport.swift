@@ -24,7 +24,7 @@ func makeEngine(kind: TestDatabase.Kind = TestDatabase.kind) throws -> any Stora
 
 func priceEvent(
     sequence: Int64, id: String? = nil, direction: String = "higher", item: String = "Milk", price: String = "1.29",
-    previous: String = "1.19", owner: String = "ann"
+    previous: String = "1.19", owner: String = "ann", epoch: String? = nil
 ) -> CloudEvent {
     CloudEvent(
         id: id ?? "evt-\(sequence)", source: "tally/shopping", type: "shopping.price_changed",
@@ -32,7 +32,7 @@ func priceEvent(
         data: [
             "owner": .string(owner), "item_name": .string(item), "price": .string(price), "previous_price": .string(previous),
             "currency": "EUR", "direction": .string(direction),
-        ])
+        ], epoch: epoch)
 }
 
 /// A rule whose alert for an event of owner "bo" cannot be stored (its data does not encode), so
@@ -49,6 +49,8 @@ struct BrokenForBo: AlertRule {
 final class FakeFeed: EventFeed, @unchecked Sendable {
     var events: [String: [CloudEvent]] = [:]
     var failing: Set<String> = []
+    /// Per service, the epoch its database is in and the sequence that began after, as `<service>.events` says.
+    var epochs: [String: (id: String, beganAfter: Int64)] = [:]
     var calls: [(service: String, after: Int64)] = []
 
     func events(service: String, after: Int64, limit: Int) throws -> EventFeedPage {
@@ -56,7 +58,8 @@ final class FakeFeed: EventFeed, @unchecked Sendable {
         if failing.contains(service) { throw EventFeedError.refused(TallyError(.unavailable, "down")) }
         let all = events[service] ?? []
         return EventFeedPage(
-            events: Array(all.filter { $0.sequence > after }.prefix(limit)), lastSequence: all.map(\.sequence).max() ?? 0)
+            events: Array(all.filter { $0.sequence > after }.prefix(limit)), lastSequence: all.map(\.sequence).max() ?? 0,
+            epoch: epochs[service]?.id, epochBeganAfter: epochs[service]?.beganAfter)
     }
 }
 
@@ -69,13 +72,15 @@ final class Published: @unchecked Sendable {
     var eventTopics: [String] { messages.map(\.topic).filter { $0.hasPrefix("event.") } }
 }
 
-func makeProcessor(store: NotifierStore, feed: FakeFeed, catalog: [String] = [], pageSize: Int = 100)
-    -> (EventProcessor, Published)
-{
+/// A processor on `store` and `feed`; with no reorder window unless given one, so a hole is
+/// caught up on in the `receive` that shows it.
+func makeProcessor(
+    store: NotifierStore, feed: FakeFeed, catalog: [String] = [], pageSize: Int = 100, reorderWindow: Duration = .zero
+) -> (EventProcessor, Published) {
     let published = Published()
     let processor = EventProcessor(
         store: store, feed: feed, catalogSources: catalog, pageSize: pageSize, initialBackoff: .seconds(60),
-        logger: Logger(label: "test")
+        reorderWindow: reorderWindow, logger: Logger(label: "test")
     ) { topic, body in published.messages.append((topic, body)) }
     return (processor, published)
 }

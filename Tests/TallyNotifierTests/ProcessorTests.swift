@@ -143,4 +143,84 @@ import Testing
         processor.checkAllSources()
         #expect(feed.calls.count == 1)
     }
+
+    /// Two worker processes' events pass each other on the way: a hole whose event arrives within
+    /// the reorder window is never asked about, and the events are handled in order.
+    @Test func aHoleFilledWithinTheReorderWindowMakesNoCatchUpCall() throws {
+        let store = try makeStore()
+        let feed = FakeFeed()
+        feed.events["shopping"] = (1...4).map { priceEvent(sequence: $0) }
+        let (processor, published) = makeProcessor(store: store, feed: feed, reorderWindow: .seconds(10))
+        let start = ContinuousClock.now
+        processor.receive(priceEvent(sequence: 1))
+        processor.receive(priceEvent(sequence: 3))
+        #expect(try store.watermark(of: "shopping") == 1, "3 waits for 2")
+        processor.receive([priceEvent(sequence: 4), priceEvent(sequence: 2)])
+        #expect(try store.watermark(of: "shopping") == 4, "2 filled the hole; 3 and 4 followed it")
+        #expect(processor.nextHoleDue == nil, "no hole is waiting")
+        processor.catchUpOnOverdueHoles(at: start + .seconds(60))
+        #expect(feed.calls.isEmpty)
+        #expect(published.alerts.map(\.eventID) == ["evt-1", "evt-2", "evt-3", "evt-4"])
+    }
+
+    /// A hole still open when its window ends is caught up on, once; the events held past it are
+    /// handled in order, and later checks ask nothing more.
+    @Test func aHoleStillOpenAfterTheReorderWindowMakesOneCatchUpCall() throws {
+        let store = try makeStore()
+        let feed = FakeFeed()
+        feed.events["shopping"] = (1...6).map { priceEvent(sequence: $0) }
+        let (processor, published) = makeProcessor(store: store, feed: feed, reorderWindow: .seconds(10))
+        let start = ContinuousClock.now
+        processor.receive([priceEvent(sequence: 1), priceEvent(sequence: 3)])
+        processor.receive(priceEvent(sequence: 5))
+        processor.catchUpOnOverdueHoles(at: start)
+        #expect(feed.calls.isEmpty, "within the window")
+        #expect(published.alerts.map(\.eventID) == ["evt-1"], "3 and 5 wait")
+        let due = try #require(processor.nextHoleDue)
+        #expect(due > start + .seconds(9))
+        processor.catchUpOnOverdueHoles(at: due)
+        #expect(feed.calls.map(\.after) == [1], "one call, after the watermark")
+        #expect(try store.watermark(of: "shopping") == 6)
+        processor.catchUpOnOverdueHoles(at: due + .seconds(60))
+        #expect(feed.calls.count == 1)
+        #expect(published.alerts.map(\.eventID) == (1...6).map { "evt-\($0)" })
+    }
+
+    /// The restore: the notifier handled shopping through 5 in one epoch; its database is
+    /// restored from a backup taken at 3 (a new epoch beginning after 3), and new events 4' and 5'
+    /// reuse numbers handled before. A live event of the new epoch makes the notifier take up that
+    /// history and catch up from 3: each new event alerted once, the old ones not again.
+    @Test func anEventOfANewEpochCatchesUpFromWhereThatHistoryBegan() throws {
+        let store = try makeStore()
+        let feed = FakeFeed()
+        let (processor, published) = makeProcessor(store: store, feed: feed, reorderWindow: .seconds(10))
+        processor.receive((1...5).map { priceEvent(sequence: $0, epoch: "first") })
+        #expect(try store.watermark(of: "shopping") == 5)
+        feed.epochs["shopping"] = ("restored", 3)
+        feed.events["shopping"] = (1...3).map { priceEvent(sequence: $0, epoch: "first") }
+            + (4...6).map { priceEvent(sequence: $0, id: "new-\($0)", epoch: "restored") }
+        processor.receive(priceEvent(sequence: 6, id: "new-6", epoch: "restored"))
+        #expect(feed.calls.map(\.after) == [5, 3], "asked, then asked again from where the new history began")
+        #expect(published.alerts.map(\.eventID) == (1...5).map { "evt-\($0)" } + ["new-4", "new-5", "new-6"])
+        #expect(try store.watermark(of: "shopping") == 6)
+        #expect(try store.epoch(of: "shopping") == "restored")
+        #expect(try store.status().sources == [NotifierStatus.Source(service: "shopping", handledThrough: 6, newestKnown: 6)])
+        processor.receive(priceEvent(sequence: 5, id: "evt-5", epoch: "first"))
+        processor.checkAllSources()
+        #expect(published.alerts.count == 8, "an old history's event is not handled again, nor anything else")
+    }
+
+    /// A notifier that was down through the restore finds the new epoch in its periodic check.
+    @Test func thePeriodicCheckTakesUpANewEpoch() throws {
+        let store = try makeStore()
+        let feed = FakeFeed()
+        let (processor, published) = makeProcessor(store: store, feed: feed)
+        processor.receive((1...4).map { priceEvent(sequence: $0, epoch: "first") })
+        feed.epochs["shopping"] = ("restored", 2)
+        feed.events["shopping"] = (1...2).map { priceEvent(sequence: $0, epoch: "first") }
+            + [priceEvent(sequence: 3, id: "new-3", epoch: "restored")]
+        processor.checkAllSources()
+        #expect(published.alerts.map(\.eventID) == (1...4).map { "evt-\($0)" } + ["new-3"])
+        #expect(try store.status().sources == [NotifierStatus.Source(service: "shopping", handledThrough: 3, newestKnown: 3)])
+    }
 }

@@ -41,6 +41,7 @@ import Testing
                 switch result {
                 case .success(.handled(let alerts)): storedAlerts += alerts
                 case .success(.duplicate): break
+                case .success(.otherEpoch): Issue.record("notifier \(index): the events carry no epoch")
                 case .failure(let error): Issue.record("notifier \(index): \(error)")
                 }
             }

@@ -8,7 +8,7 @@ import Testing
 @Suite struct CloudEventTests {
     static let texts: [String] = [
         // As Tally publishes one.
-        #"{"data":{"list_id":7,"price":"1.29"},"datacontenttype":"application/json","id":"e1","requestid":"r-9","sequence":41,"source":"tally/shopping","specversion":"1.0","subject":"ann/7","time":"2026-11-25T10:00:00.000Z","type":"shopping.price_changed"}"#,
+        #"{"data":{"list_id":7,"price":"1.29"},"datacontenttype":"application/json","epoch":"6d1f3b8e-4a2c-4e9f-a7b3-1c5e8d2f6a90","id":"e1","requestid":"r-9","sequence":41,"source":"tally/shopping","specversion":"1.0","subject":"ann/7","time":"2026-11-25T10:00:00.000Z","type":"shopping.price_changed"}"#,
         // Optional members absent or null, unknown members ignored, data of any kind.
         #"{"specversion":"1.0","id":"e2","source":"tally/roster","type":"roster.shift_approved","time":"t","sequence":1,"data":null,"subject":null,"extra":[1,2]}"#,
         #"{"specversion":"1.0","id":"e3","source":"elsewhere","type":"accounts.created","time":"t","sequence":2.0,"data":[1,"two",{"3":4.5}]}"#,
@@ -57,7 +57,8 @@ import Testing
             for withOptionals in [false, true] {
                 var event = CloudEvent(
                     id: "e1", source: "tally/shopping", type: "shopping.price_changed", time: "2026-11-25T10:00:00.000Z",
-                    subject: withOptionals ? "ann/7" : nil, sequence: 41, data: data, requestID: withOptionals ? "r-\u{e9}" : nil)
+                    subject: withOptionals ? "ann/7" : nil, sequence: 41, data: data, requestID: withOptionals ? "r-\u{e9}" : nil,
+                    epoch: withOptionals ? "6d1f3b8e-4a2c-4e9f-a7b3-1c5e8d2f6a90" : nil)
                 if !withOptionals { event.datacontenttype = nil }
                 #expect(event.encoded() == (try JSONEncoder.tally.encode(event)), "\(data), optionals: \(withOptionals)")
             }

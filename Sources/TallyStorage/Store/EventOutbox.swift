@@ -45,7 +45,7 @@ enum EventOutbox {
 
     /// Numbers and stores `events` in the caller's transaction; returns them as CloudEvents.
     static func append(
-        _ events: [any DomainEvent], service: String, at now: Int64, requestID: String?, _ session: any SQLSession
+        _ events: [any DomainEvent], service: String, epoch: String, at now: Int64, requestID: String?, _ session: any SQLSession
     ) throws -> [CloudEvent] {
         guard !events.isEmpty else { return [] }
         // Outside a numbered transaction, a numbering of its own: one update, as it always was.
@@ -63,7 +63,7 @@ enum EventOutbox {
                 """)
             return CloudEvent(
                 id: id, source: "tally/\(service)", type: event.type, time: time, subject: event.subject,
-                sequence: sequence, data: try JSONReader.parse(payload), requestID: requestID)
+                sequence: sequence, data: try JSONReader.parse(payload), requestID: requestID, epoch: epoch)
         }
     }
 
@@ -98,14 +98,14 @@ enum EventOutbox {
     }
 
     /// Events after `sequence`, oldest first, at most `limit`.
-    static func events(after sequence: Int64, limit: Int, service: String, _ session: any SQLSession) throws -> [CloudEvent] {
+    static func events(after sequence: Int64, limit: Int, service: String, epoch: String, _ session: any SQLSession) throws -> [CloudEvent] {
         try session.fetchAll(
             "SELECT sequence, id, type, subject, time, data, request_id FROM event WHERE sequence > \(sequence) ORDER BY sequence LIMIT \(limit)"
         ).map { row in
             CloudEvent(
                 id: try row["id"], source: "tally/\(service)", type: try row["type"], time: try row["time"],
                 subject: try row["subject"], sequence: try row["sequence"],
-                data: try JSONReader.parse(try row["data"] as Data), requestID: try row["request_id"])
+                data: try JSONReader.parse(try row["data"] as Data), requestID: try row["request_id"], epoch: epoch)
         }
     }
 

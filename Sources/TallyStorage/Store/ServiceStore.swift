@@ -23,6 +23,9 @@ public final class ServiceStore: Sendable {
     public let service: String
     public let engine: any StorageEngine
     public let sink: (any EventSink)?
+    /// The history this database's events belong to, carried by each of them (see `EventEpoch`).
+    /// Read once: it changes only by a restore, which no open database sees.
+    public let epoch: EventEpoch
     let commits: GroupCommit
     /// `tally_events_published_total{service}`: events handed to the sink after their commit.
     private let eventsPublished: Counter
@@ -39,7 +42,8 @@ public final class ServiceStore: Sendable {
         self.sink = sink
         commits = GroupCommit(metrics: GroupCommit.Instruments(service: service))
         eventsPublished = Counter(label: "tally_events_published_total", dimensions: [("service", service)])
-        try engine.migrate(migrations + EventOutbox.migrations + IdempotencyKeys.migrations)
+        try engine.migrate(migrations + EventOutbox.migrations + IdempotencyKeys.migrations + EventEpoch.migrations)
+        epoch = try engine.read { try EventEpoch.current($0) }
     }
 
     /// Runs `body` on a consistent snapshot of the data.
@@ -78,7 +82,7 @@ public final class ServiceStore: Sendable {
         var change = Change(session: session, now: Timestamp.now())
         let result = try StoredResult(try body(&change))
         let events = try EventOutbox.append(
-            change.events, service: service, at: change.now, requestID: request.requestID, session)
+            change.events, service: service, epoch: epoch.id, at: change.now, requestID: request.requestID, session)
         if let key = request.key {
             let second = change.now / 1000
             try IdempotencyKeys.store(
@@ -106,7 +110,7 @@ public final class ServiceStore: Sendable {
 
     /// The service's events after `sequence`, oldest first, at most `limit`: `<service>.events`.
     public func events(after sequence: Int64, limit: Int) throws -> [CloudEvent] {
-        try read { try EventOutbox.events(after: sequence, limit: limit, service: service, $0) }
+        try read { try EventOutbox.events(after: sequence, limit: limit, service: service, epoch: epoch.id, $0) }
     }
 
     /// The highest event sequence given out, 0 when none.
