@@ -14,12 +14,13 @@ struct WatchCommand: AsyncParsableCommand {
         commandName: "watch",
         abstract: "Show your alerts as they happen: the stored ones after --since first, then live ones.",
         discussion: """
-            Shows the alerts of the signed-in user (tally login, or --token): subscribes to the
-            notifier for them first, then fetches stored ones (alerts.list) and shows each alert
-            once, in sequence order, with no gap at the seam. Keeps going when the notifier
-            restarts, fetching whatever it missed. An admin sees everyone's with --all-owners.
-            Coloured lines on a terminal; one JSON object per line when piped or with --json.
+            Shows the alerts of the signed-in user (tally login, or --token): subscribes to the \
+            notifier for them first, then fetches stored ones (alerts.list) and shows each alert \
+            once, in sequence order, with no gap at the seam. Keeps going when the notifier \
+            restarts, fetching whatever it missed. An admin sees everyone's with --all-owners. \
+            Coloured lines on a terminal; one JSON object per line when piped or with --json. \
             Ctrl-C or SIGTERM stops it.
+
             Example: tally watch --since 0 --topic alert.price
             """)
 
