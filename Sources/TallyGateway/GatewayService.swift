@@ -90,7 +90,7 @@ final class GatewayLoop: BrokerTransport {
             broker.tick()
         }
         try drainAcceptedRequests()
-        logger.info("gateway stopping", metadata: ["unanswered": "\(broker.pendingRequests)"])
+        logger.info("gateway stopping", metadata: ["unanswered": .stringConvertible(broker.pendingRequests)])
         broker.shutdown()
         // Give the last answers time to leave: closing returns at once, and the context's end waits
         // until libzmq's I/O thread has written them or this runs out. On a loaded machine that
