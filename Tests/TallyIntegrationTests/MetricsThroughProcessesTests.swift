@@ -74,6 +74,10 @@ import Darwin
             let notifierText = try await get("/metrics", notifierMetrics).body
             #expect(notifierText.contains(#"tally_notifier_event_delay_seconds_count{source="shopping"} 1"#), "\(notifierText)")
 
+            // Every metric says what it measures.
+            let undescribed = [gateway, calcText, accountsText, notifierText].flatMap(Self.metricsWithoutHelp)
+            #expect(undescribed.isEmpty, "no # HELP line for \(Set(undescribed).sorted())")
+
             let exported = Self.metricNames(inExposition: [gateway, calcText, accountsText, notifierText])
             let named = try Self.metricNamesInOps()
             #expect(!named.isEmpty)
@@ -131,6 +135,16 @@ import Darwin
             }
         }
         return names
+    }
+
+    /// The metrics with a `# TYPE` line and no `# HELP` line in one exposition.
+    static func metricsWithoutHelp(_ text: String) -> [String] {
+        func names(after prefix: String) -> Set<String> {
+            Set(text.split(separator: "\n").filter { $0.hasPrefix(prefix) }.compactMap { $0.dropFirst(prefix.count).split(separator: " ").first.map(String.init) })
+        }
+        let typed = names(after: "# TYPE ")
+        #expect(!typed.isEmpty, "\(text)")
+        return typed.subtracting(names(after: "# HELP ")).sorted()
     }
 
     /// Every `tally_...` metric name the alerting rules and the dashboard use.
