@@ -94,6 +94,37 @@ import Darwin
         }
     }
 
+    /// A worker logs `worker ready` when its `/ready` says so, not before: with no gateway to
+    /// register with it answers 503 and has logged only that it is starting. Losing its gateway
+    /// later, it answers 503 again until it is registered again, and says so again.
+    @Test func aWorkerLogsThatItIsReadyWhenItsReadyEndpointSaysSo() async throws {
+        let stack = try TallyStack()
+        do {
+            let metrics = try freeAddress()
+            let worker = try stack.startWorker("calc", extraArguments: ["--metrics", "\(metrics)"])
+            try await stack.waitUntil("the worker has started and serves /ready") {
+                guard worker.log.contains("worker starting") else { return false }
+                return (try? await get("/ready", metrics))?.status == 503
+            }
+            #expect(!worker.log.contains("worker ready"), "\(worker.log)")
+            try await stack.startGateway()
+            try await worker.waitUntilReady()
+            #expect(try await get("/ready", metrics).status == 200)
+            try await stack.waitUntil("the worker logs that it is ready") { worker.log.contains("worker ready") }
+
+            #expect(await stack.gateway.stop(grace: .seconds(10)))
+            try await stack.waitUntil("the worker, its gateway gone, is not ready") { (try? await get("/ready", metrics))?.status == 503 }
+            #expect(worker.log.ranges(of: "worker ready").count == 1, "\(worker.log)")
+            try await stack.startGateway()
+            try await stack.waitUntil("the worker, registered again, is ready") { (try? await get("/ready", metrics))?.status == 200 }
+            try await stack.waitUntil("the worker logs that it is ready again") { worker.log.ranges(of: "worker ready").count == 2 }
+        } catch {
+            await stack.stop()
+            throw error
+        }
+        await stack.stop()
+    }
+
     @Test func healthExitsByWhatItFinds() async throws {
         let gatewayMetrics = try freeAddress()
         var options = TallyStack.Options(workers: ["calc": 1])
