@@ -10,7 +10,9 @@
 # a health check; and with `docker compose` present, `docker compose config` loads the file with no
 # profile and with each profile it declares.
 #
-# Usage: ops/check-deploy.sh [PATH-TO-TALLY]   (default: the debug build, `swift build --show-bin-path`)
+# Usage: ops/check-deploy.sh [PATH-TO-TALLY]
+# Default: the release build (`swift build -c release`, what operators install) when there is one,
+# else the debug build (what CI has built); it says which it checks.
 # Where systemd-analyze or docker compose is missing, those checks are skipped with a message; the
 # schema and profile checks always run.
 set -euo pipefail
@@ -18,8 +20,20 @@ cd "$(dirname "$0")/.."
 
 services=(calc currency accounts shopping roster identity)
 max_exposure=2.0
-tally="${1:-$(swift build --show-bin-path)/tally}"
-[ -x "$tally" ] || { echo "no tally binary at $tally (build first, or pass its path)" >&2; exit 2; }
+if [ $# -ge 1 ]; then
+    tally="$1"
+else
+    release="$(swift build -c release --show-bin-path)/tally"
+    debug="$(swift build --show-bin-path)/tally"
+    if [ -x "$release" ]; then
+        tally="$release"
+        if [ "$debug" -nt "$release" ]; then echo "note: the debug build is newer than the release build checked here" >&2; fi
+    else
+        tally="$debug"
+    fi
+fi
+[ -x "$tally" ] || { echo "no tally binary at $tally (build first: swift build -c release --product tally; or pass its path)" >&2; exit 2; }
+echo "== checking with $tally"
 failed=0
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT

@@ -9,8 +9,8 @@ struct BackupCommand: ParsableCommand {
         commandName: "backup",
         abstract: "Copy a service's database while it serves (SQLite's online backup).",
         discussion: """
-            The copy is the database as it was when the backup began: every change committed before
-            then, none after, whatever the workers do meanwhile. It is a complete SQLite file;
+            The copy is the database as it was when the backup began: every change committed before \
+            then, none after, whatever the workers do meanwhile. It is a complete SQLite file; \
             `tally restore` puts it back. Databases: \(ServiceCatalog.databases.joined(separator: ", ")).
             """)
 
@@ -47,9 +47,9 @@ struct RestoreCommand: ParsableCommand {
         commandName: "restore",
         abstract: "Replace a service's database with a backup made by tally backup.",
         discussion: """
-            Stop the service's workers first (and tally up): restore refuses while any process has the
-            database open. The workers started afterwards serve the data as the backup has it. The
-            restored database's events begin a new epoch (history) after the backup's last event, so
+            Stop the service's workers first (and tally up): restore refuses while any process has the \
+            database open. The workers started afterwards serve the data as the backup has it. The \
+            restored database's events begin a new epoch (history) after the backup's last event, so \
             the notifier, whose progress may be past it, catches up from there; see docs/storage.md.
             """)
 

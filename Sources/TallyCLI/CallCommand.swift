@@ -9,8 +9,9 @@ struct CallCommand: AsyncParsableCommand {
         commandName: "call",
         abstract: "Send one command to the gateway and print the reply.",
         discussion: """
-            Prints the reply: indented on a terminal, one line when piped. Exits 0 on an ok reply,
+            Prints the reply: indented on a terminal, one line when piped. Exits 0 on an ok reply, \
             1 on an error reply, 2 when no reply came after every try.
+
             Example: tally call calc.tip '{"amount":"84.00","tip_percent":"18","split":3,"currency":"USD"}'
             """)
 

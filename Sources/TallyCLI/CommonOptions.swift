@@ -80,7 +80,7 @@ struct ProcessOptions: ParsableArguments {
         }
         let logger = Logger(label: label)
         switch cpuScheduling.apply() {
-        case .batch(let threads): logger.debug("threads scheduled as SCHED_BATCH", metadata: ["threads": "\(threads)"])
+        case .batch(let threads): logger.debug("threads scheduled as SCHED_BATCH", metadata: ["threads": .stringConvertible(threads)])
         case .unchanged, .unsupported: break
         case .keptStartingPolicy(let policy):
             logger.info("kept the scheduling policy the process was started with", metadata: ["policy": "\(policy)"])

@@ -16,10 +16,10 @@ struct CurrencyCommand: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Replace the currency data with a JSON file, atomically.",
             discussion: """
-                The file is checked first (the format of ops/currency-data/currencies.json); a file
-                that does not pass changes nothing. Otherwise its currencies are written beside the
-                active set and then made active in one step: running workers answer from the old set
-                until then and from the new one from their next query on. Workers keep a loaded file
+                The file is checked first (the format of ops/currency-data/currencies.json); a file \
+                that does not pass changes nothing. Otherwise its currencies are written beside the \
+                active set and then made active in one step: running workers answer from the old set \
+                until then and from the new one from their next query on. Workers keep a loaded file \
                 across restarts; --embedded goes back to the data built into tally.
                 """)
 

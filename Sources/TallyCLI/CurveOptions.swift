@@ -114,7 +114,7 @@ struct ServerCurveOptions: ParsableArguments {
         let allowlist = try CurveAllowlist(directory: directory, logger: logger)
         logger.info(
             "serving CURVE",
-            metadata: ["public_key": "\(keys.publicKey)", "allow": "\(directory)", "max_connections": "\(maxConnections)"])
+            metadata: ["public_key": "\(keys.publicKey)", "allow": "\(directory)", "max_connections": .stringConvertible(maxConnections)])
         // SIGHUP is trapped from here on, before the process says it is ready: its default would end it.
         let hangups = await UnixSignalsSequence(trapping: .sighup)
         let cap = ConnectionCap(maximum: maxConnections, gauges: connections, next: allowlist, logger: logger)

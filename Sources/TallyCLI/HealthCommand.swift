@@ -10,11 +10,12 @@ struct HealthCommand: AsyncParsableCommand {
         commandName: "health",
         abstract: "Check that a gateway answers (and serves a service) or that a process says it is ready.",
         discussion: """
-            Without --ready: sends system.ping to the gateway and, for each --service, asks it
-            (mmi.service) whether that service has a live worker. With --ready HOST:PORT: asks that
-            process's metrics endpoint for GET /ready (add --gateway to check the gateway too).
-            Exit codes: 0 healthy; 1 unhealthy (answered, but a service has no live worker, or
+            Without --ready: sends system.ping to the gateway and, for each --service, asks it \
+            (mmi.service) whether that service has a live worker. With --ready HOST:PORT: asks that \
+            process's metrics endpoint for GET /ready (add --gateway to check the gateway too). \
+            Exit codes: 0 healthy; 1 unhealthy (answered, but a service has no live worker, or \
             /ready said 503); 2 unreachable (no answer in time). One line per check on stdout.
+
             Example: tally health --service calc --service accounts
             """)
 

@@ -18,6 +18,7 @@ struct LoginCommand: AsyncParsableCommand {
             Asks for the password on the terminal (without echo), or reads it from standard input with --password-stdin. \
             Stores the access and refresh tokens in $XDG_CONFIG_HOME/tally/logins.json (or ~/.config/tally/logins.json), \
             mode 0600, for this gateway endpoint; tally call sends the access token and refreshes it when it expires.
+
             Example: tally login ann
             """)
 

@@ -20,11 +20,11 @@ struct NotifierCommand: AsyncParsableCommand {
         commandName: "notifier",
         abstract: "Take every service's events, derive alerts by rule, store and publish them, and serve alerts.list.",
         discussion: """
-            Workers' PUB sockets connect to --events-endpoint, where the notifier binds a SUB socket.
-            Each event is handled once (by event id); a hole in a service's sequence, and a periodic
-            check of every source, are filled by calling <service>.events through the gateway.
-            Alerts go to <data-dir>/notifier.sqlite and out on --alerts-endpoint (PUB) with topics
-            alert.<owner>.<kind>; every event is forwarded there as event.<type>. The notifier also serves
+            Workers' PUB sockets connect to --events-endpoint, where the notifier binds a SUB socket. \
+            Each event is handled once (by event id); a hole in a service's sequence, and a periodic \
+            check of every source, are filled by calling <service>.events through the gateway. \
+            Alerts go to <data-dir>/notifier.sqlite and out on --alerts-endpoint (PUB) with topics \
+            alert.<owner>.<kind>; every event is forwarded there as event.<type>. The notifier also serves \
             the alerts service to the gateway's --backend.
             """)
 
@@ -65,7 +65,9 @@ struct NotifierCommand: AsyncParsableCommand {
 
     @Option(
         help: """
-            A file holding the notifier's service token (mode 0600; tally identity service-token notifier --out FILE makes one),             traded for access tokens to call <service>.events with (default: <data-dir>/keys/notifier.token when it exists).             Env: TALLY_SERVICE_TOKEN_FILE.
+            A file holding the notifier's service token (mode 0600; tally identity service-token notifier --out FILE \
+            makes one), traded for access tokens to call <service>.events with (default: <data-dir>/keys/notifier.token \
+            when it exists). Env: TALLY_SERVICE_TOKEN_FILE.
             """)
     var serviceTokenFile: String?
 

@@ -12,14 +12,15 @@ struct StatusCommand: AsyncParsableCommand {
         commandName: "status",
         abstract: "Show the services, their workers, queues, rates and latency, and the notifier's lag, live.",
         discussion: """
-            On a terminal: a view refreshed every --interval-ms (as top does), of each service's live and
-            busy workers, queued requests, requests and errors per second, totals, and the 50th, 90th
-            and 99th percentile of handling time over the last minute (system.services), then how many
-            events the notifier is behind per source (alerts.status). q quits (so does Ctrl-C); any
-            other key refreshes at once. When standard output is not a terminal, or with --once: the
-            same table once, without rates (they need two samples). --json prints one JSON object
-            instead: {"gateway": <system.services>, "notifier": <alerts.status> or null,
+            On a terminal: a view refreshed every --interval-ms (as top does), of each service's live and \
+            busy workers, queued requests, requests and errors per second, totals, and the 50th, 90th \
+            and 99th percentile of handling time over the last minute (system.services), then how many \
+            events the notifier is behind per source (alerts.status). q quits (so does Ctrl-C); any \
+            other key refreshes at once. When standard output is not a terminal, or with --once: the \
+            same table once, without rates (they need two samples). --json prints one JSON object \
+            instead: {"gateway": <system.services>, "notifier": <alerts.status> or null, \
             "notifier_error": {...} when null}. Exits 2 when the gateway does not answer.
+
             Example: tally status --endpoint tcp://gateway:5555
             """)
 

@@ -8,7 +8,8 @@ public struct TallyCommand: AsyncParsableCommand {
         discussion: """
             Run the whole stack on one machine with `tally up`, then call it:
               tally call calc.tip '{"amount":"84.00","tip_percent":"18","split":3,"currency":"USD"}'
-            In production run `tally gateway` once and `tally worker <service>` as often as needed.
+            In production run `tally gateway` (one or more), `tally notifier`, and `tally worker <service>` as often \
+            as needed: ops/README.md.
             """,
         subcommands: [
             UpCommand.self, GatewayCommand.self, WorkerCommand.self, CallCommand.self, LoginCommand.self, LogoutCommand.self,

@@ -14,12 +14,13 @@ struct WatchCommand: AsyncParsableCommand {
         commandName: "watch",
         abstract: "Show your alerts as they happen: the stored ones after --since first, then live ones.",
         discussion: """
-            Shows the alerts of the signed-in user (tally login, or --token): subscribes to the
-            notifier for them first, then fetches stored ones (alerts.list) and shows each alert
-            once, in sequence order, with no gap at the seam. Keeps going when the notifier
-            restarts, fetching whatever it missed. An admin sees everyone's with --all-owners.
-            Coloured lines on a terminal; one JSON object per line when piped or with --json.
+            Shows the alerts of the signed-in user (tally login, or --token): subscribes to the \
+            notifier for them first, then fetches stored ones (alerts.list) and shows each alert \
+            once, in sequence order, with no gap at the seam. Keeps going when the notifier \
+            restarts, fetching whatever it missed. An admin sees everyone's with --all-owners. \
+            Coloured lines on a terminal; one JSON object per line when piped or with --json. \
             Ctrl-C or SIGTERM stops it.
+
             Example: tally watch --since 0 --topic alert.price
             """)
 
@@ -118,22 +119,36 @@ struct WatchService: Service {
     }
 
     private func watch(_ stop: WakeupSignal) throws {
+        // The alerts shown before the watch knew where it starts: the stored ones this person may
+        // see that match the topic, which can be none of those stored.
+        var shown = (count: 0, sequences: nil as ClosedRange<Int64>?)
+        var started = false
         try watcher.run(
             context: context, stop: stop,
-            show: { alert in FileHandle.standardOutput.write(Data((Self.line(alert, asJSON: asJSON) + "\n").utf8)) },
+            show: { alert in
+                if !started {
+                    shown.count += 1
+                    shown.sequences = shown.sequences.map { $0.lowerBound...alert.sequence } ?? alert.sequence...alert.sequence
+                }
+                FileHandle.standardOutput.write(Data((Self.line(alert, asJSON: asJSON) + "\n").utf8))
+            },
             warn: { message in FileHandle.standardError.write(Data("tally watch: \(message)\n".utf8)) },
             ready: { [since] after in
-                FileHandle.standardError.write(Data("tally watch: \(Self.startLine(since: since, caughtUpTo: after))\n".utf8))
+                started = true
+                FileHandle.standardError.write(Data("tally watch: \(Self.startLine(since: since, caughtUpTo: after, shown: shown.count, sequences: shown.sequences))\n".utf8))
                 ReadinessNotifier.shared.ready(status: "new alerts follow, after #\(after)")
             })
     }
 
     /// Where the watch stands once the stored alerts are shown: alert sequence numbers are the
-    /// notifier's, counted from 1; `--since N` shows those after N.
-    static func startLine(since: Int64?, caughtUpTo last: Int64) -> String {
+    /// notifier's, counted from 1 over every owner's alerts; `--since N` shows those after N, and
+    /// `shown` is how many it did show, the first and last of them `sequences` (a person sees only
+    /// their own, so the notifier's latest number says nothing about how many that was).
+    static func startLine(since: Int64?, caughtUpTo last: Int64, shown: Int, sequences: ClosedRange<Int64>?) -> String {
         guard let since else { return "new alerts follow (the latest stored alert is #\(last))" }
-        if last <= since { return "no stored alerts after #\(since); new alerts follow" }
-        return "stored alerts #\(since + 1) to #\(last) shown; new alerts follow"
+        guard let sequences else { return "no stored alerts to show after #\(since); new alerts follow" }
+        if shown == 1 { return "1 stored alert shown, #\(sequences.lowerBound); new alerts follow" }
+        return "\(shown) stored alerts shown, #\(sequences.lowerBound) to #\(sequences.upperBound); new alerts follow"
     }
 
     static func line(_ alert: Alert, asJSON: Bool) -> String {

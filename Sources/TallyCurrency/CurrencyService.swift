@@ -44,16 +44,16 @@ public struct CurrencyService: ServiceHandler {
             switch event {
             case .waiting(let pid, let host, let loaded, let total):
                 logger.info("waiting for another process to load currency data", metadata: [
-                    "pid": "\(pid)", "host": "\(host)", "loaded": "\(loaded)", "total": "\(total)"])
+                    "pid": .stringConvertible(pid), "host": "\(host)", "loaded": .stringConvertible(loaded), "total": .stringConvertible(total)])
             case .tookOver(let pid, let host, let loaded, let total):
                 logger.warning("taking over a currency load that went stale", metadata: [
-                    "pid": "\(pid)", "host": "\(host)", "loaded": "\(loaded)", "total": "\(total)"])
+                    "pid": .stringConvertible(pid), "host": "\(host)", "loaded": .stringConvertible(loaded), "total": .stringConvertible(total)])
             case .started(let version, let total):
-                logger.info("loading currency data", metadata: ["version": "\(version)", "total": "\(total)"])
+                logger.info("loading currency data", metadata: ["version": "\(version)", "total": .stringConvertible(total)])
             case .loaded:
                 break  // currency.status reports how far it has got
             case .switched(let version, let count):
-                logger.info("currency data loaded", metadata: ["version": "\(version)", "count": "\(count)"])
+                logger.info("currency data loaded", metadata: ["version": "\(version)", "count": .stringConvertible(count)])
             }
         }
         Self.loadInBackground(loader, data: data, logger: logger)

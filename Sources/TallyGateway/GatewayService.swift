@@ -97,8 +97,8 @@ final class GatewayLoop: BrokerTransport {
         logger.info(
             "gateway stopping",
             metadata: [
-                "refused_while_draining": "\(broker.refusedWhileDraining)",
-                "answered_unavailable_at_stop": "\(broker.pendingRequests)",
+                "refused_while_draining": .stringConvertible(broker.refusedWhileDraining),
+                "answered_unavailable_at_stop": .stringConvertible(broker.pendingRequests),
             ])
         broker.shutdown()
         // Give the last answers time to leave: closing returns at once, and the context's end waits

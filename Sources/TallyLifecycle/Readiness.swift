@@ -34,7 +34,7 @@ public final class Readiness: Sendable {
             }
             return (parts.allSatisfy(\.ready), parts.map(\.status).joined(separator: "; "))
         }
-        if allReady { notifier.ready(status: line) } else { notifier.status(line) }
+        if allReady { notifier.ready(status: line) } else { notifier.notReady(status: line) }
     }
 }
 

@@ -17,9 +17,11 @@ import Darwin
 /// and so does `TallyTesting`, which waits on `READY=1` rather than polling. Without
 /// `NOTIFY_SOCKET` every call does nothing.
 ///
-/// States sent: `READY=1` once, when the process serves (a gateway has bound its sockets; a
+/// States sent: `READY=1` once, when the process first serves (a gateway has bound its sockets; a
 /// worker has heard from the gateway on every thread); `STATUS=...` whenever what an operator
-/// should read in `systemctl status` changes; `STOPPING=1` when shutdown begins.
+/// should read in `systemctl status` changes; `STOPPING=1` when shutdown begins. Readiness can
+/// also be lost after `READY=1` (a worker whose gateway went away): systemd has no word for that
+/// beyond the status line, but `/ready` (`isServing`) says so.
 public final class ReadinessNotifier: Sendable {
     /// The process's notifier, configured from `NOTIFY_SOCKET`.
     public static let shared = ReadinessNotifier(socketPath: ProcessInfo.processInfo.environment["NOTIFY_SOCKET"])
@@ -28,13 +30,16 @@ public final class ReadinessNotifier: Sendable {
     private let state = Mutex<State>(State())
 
     private struct State {
+        /// `READY=1` has been sent.
+        var announced = false
+        /// Ready now: the last word was `ready`, not `notReady`.
         var ready = false
         var stopping = false
         var status: String?
     }
 
-    /// Whether the process has said `READY=1` and not yet `STOPPING=1`: what its `/ready`
-    /// endpoint answers, so a load balancer or orchestrator sees what systemd sees.
+    /// Whether the process is ready now and not stopping: what its `/ready` endpoint answers, so
+    /// a load balancer or orchestrator sees what the status line says.
     public var isServing: Bool { state.withLock { $0.ready && !$0.stopping } }
 
     /// - Parameter socketPath: a filesystem path, or an abstract socket written `@name`; nil sends nothing.
@@ -42,20 +47,21 @@ public final class ReadinessNotifier: Sendable {
         address = socketPath.flatMap(Self.address(for:))
     }
 
-    /// Sends `READY=1` (with a status line), the first time only: readiness is announced once
-    /// per process, as systemd expects.
+    /// Says the process serves: `READY=1` (with a status line) the first time only, since
+    /// readiness is announced once per process as systemd expects; the status line after that.
     public func ready(status: String) {
         let first = state.withLock { state -> Bool in
-            defer { state.ready = true; state.status = status }
-            return !state.ready
+            defer { state.announced = true; state.ready = true; state.status = status }
+            return !state.announced
         }
         send(first ? "READY=1\nSTATUS=\(status)" : "STATUS=\(status)")
     }
 
-    /// Updates the status line, when it changed.
-    public func status(_ status: String) {
+    /// Says the process does not serve, not yet or not any more, and why (the status line, sent
+    /// when it changed).
+    public func notReady(status: String) {
         let changed = state.withLock { state -> Bool in
-            defer { state.status = status }
+            defer { state.ready = false; state.status = status }
             return state.status != status
         }
         if changed { send("STATUS=\(status)") }

@@ -48,18 +48,40 @@ public struct JSONLogHandler: LogHandler {
     }
 }
 
-/// A metadata value as JSON: strings stay strings, lists and dictionaries nest.
+/// A metadata value as JSON: strings stay strings, lists and dictionaries nest, and a value
+/// logged as itself (`.stringConvertible`) that is a number or a boolean is written as one, so a
+/// log shipper can compare and sum `workers` or `count` without parsing text.
 enum JSONField: Encodable {
     case string(String)
+    case integer(Int64)
+    case unsignedInteger(UInt64)
+    case number(Double)
+    case boolean(Bool)
     case array([JSONField])
     case object([String: JSONField])
 
     init(_ value: Logger.MetadataValue) {
         switch value {
         case .string(let text): self = .string(text)
-        case .stringConvertible(let convertible): self = .string(convertible.description)
+        case .stringConvertible(let convertible): self = JSONField(convertible: convertible)
         case .array(let values): self = .array(values.map(JSONField.init))
         case .dictionary(let values): self = .object(values.mapValues(JSONField.init))
+        }
+    }
+
+    /// A number or boolean as itself; anything else, and a number JSON cannot hold (NaN, an
+    /// infinity, an integer wider than 64 bits), as its description.
+    private init(convertible: any CustomStringConvertible & Sendable) {
+        switch convertible {
+        case let value as Bool: self = .boolean(value)
+        case let value as any SignedInteger:
+            self = Int64(exactly: value).map(JSONField.integer) ?? .string(convertible.description)
+        case let value as any UnsignedInteger:
+            self = UInt64(exactly: value).map(JSONField.unsignedInteger) ?? .string(convertible.description)
+        case let value as any BinaryFloatingPoint:
+            let number = Double(value)
+            self = number.isFinite ? .number(number) : .string(convertible.description)
+        default: self = .string(convertible.description)
         }
     }
 
@@ -67,6 +89,10 @@ enum JSONField: Encodable {
         var container = encoder.singleValueContainer()
         switch self {
         case .string(let text): try container.encode(text)
+        case .integer(let number): try container.encode(number)
+        case .unsignedInteger(let number): try container.encode(number)
+        case .number(let number): try container.encode(number)
+        case .boolean(let value): try container.encode(value)
         case .array(let values): try container.encode(values)
         case .object(let values): try container.encode(values)
         }

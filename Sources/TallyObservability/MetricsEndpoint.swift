@@ -6,7 +6,7 @@ import TallyLifecycle
 import ZeroMQ
 
 /// The process's HTTP endpoint for operators: `GET /metrics` (Prometheus' text format) and
-/// `GET /ready` (200 while the process has said `READY=1` and is not stopping, else 503).
+/// `GET /ready` (200 while the process is ready and not stopping, as `ReadinessNotifier` knows it; else 503).
 ///
 /// Why a `ZMQ_STREAM` socket and not an HTTP library: two GETs answered with `Connection: close`
 /// need no HTTP framework, and every Tally process already has libzmq and a thread-per-socket

@@ -1,4 +1,5 @@
 import Dispatch
+import Foundation
 import Logging
 import NIOCore
 import NIOPosix
@@ -111,9 +112,41 @@ final class ConnectionPool: Sendable {
         // postgres-nio bounds the connect itself; the margin covers authentication after it.
         guard let result = BlockingWait.result(of: future, within: configuration.connectTimeout + .seconds(1)) else {
             future.whenSuccess { Self.close($0) }
-            throw TallyError(.unavailable, "the \(configuration.database) database did not answer within \(configuration.connectTimeout); retry shortly")
+            throw unreachable("no answer within \(configuration.connectTimeout)")
         }
-        return try result.get()
+        do {
+            return try result.get()
+        } catch let error as PSQLError where error.code == .connectionError {
+            guard let reason = error.underlying.flatMap(Self.whyNotConnected) else { throw error }
+            throw unreachable(reason)
+        }
+    }
+
+    /// The server could not be reached at all: where it was sought, why not, and the URL that
+    /// said where, so the operator can tell a wrong address from a server that is down.
+    private func unreachable(_ reason: String) -> TallyError {
+        TallyError(
+            .unavailable,
+            "cannot connect to PostgreSQL at \(configuration.serverAddress) (\(reason)) for the \(configuration.database) database of \(configuration.redacted); retry shortly")
+    }
+
+    /// Why a connection could not be opened, as a person would say it ("connection refused"), or
+    /// nil when `error` is not about opening one (TLS, for one, says more by itself).
+    static func whyNotConnected(_ error: any Error) -> String? {
+        switch error {
+        case let error as NIOConnectionError:
+            let reasons = error.connectionErrors.compactMap { whyNotConnected($0.error) }
+            if !reasons.isEmpty { return Array(Set(reasons)).sorted().joined(separator: "; ") }
+            if error.dnsAError != nil || error.dnsAAAAError != nil { return "the host name \(error.host) did not resolve" }
+            return "no address to connect to"
+        case let error as IOError:
+            let text = String(cString: strerror(error.errnoCode))
+            return text.prefix(1).lowercased() + text.dropFirst()
+        case ChannelError.connectTimeout(let timeout):
+            return "no answer within \(Duration.nanoseconds(timeout.nanoseconds))"
+        default:
+            return nil
+        }
     }
 
     /// The TLS mode and context for a TCP connection, made once.

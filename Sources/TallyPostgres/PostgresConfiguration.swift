@@ -11,7 +11,7 @@ import TallyProtocol
 ///
 /// The password comes from the URL (`postgres://user:secret@...`) or, when the URL has none, from
 /// `PGPASSWORD`, as libpq does. It is never printed: `redacted` (what `location` shows in logs and
-/// errors) is the URL without it.
+/// errors) is the URL as given without it.
 ///
 /// Query parameters (all optional): `pool_size` (connections, default 4), `connect_timeout`
 /// (seconds to connect, default 5), `statement_timeout` (seconds a statement may run on the
@@ -64,6 +64,9 @@ public struct PostgresConfiguration: Sendable {
     /// A PEM file of the authorities whose certificates `verify-ca` and `verify-full` trust;
     /// nil for the system's trust store.
     public var rootCertificateFile: String?
+    /// The URL this configuration was read from, without its password: what messages show, so an
+    /// operator sees the URL they gave (its settings and spelling too), not one made up from it.
+    private var givenURL: String?
 
     /// The defaults, for a server on `host`.
     public init(
@@ -154,6 +157,9 @@ public struct PostgresConfiguration: Sendable {
             statementTimeout: statementTimeout == .zero ? nil : statementTimeout,
             acquireTimeout: try seconds("acquire_timeout", default: .seconds(10)),
             schema: items["schema"], tls: tls, rootCertificateFile: items["sslrootcert"].flatMap { $0.isEmpty ? nil : $0 })
+        var shown = components
+        shown.password = nil
+        givenURL = shown.string
     }
 
     /// The query parameters a URL may carry.
@@ -166,8 +172,15 @@ public struct PostgresConfiguration: Sendable {
         socketDirectory.map { "\($0)/.s.PGSQL.\(port)" }
     }
 
-    /// The URL without its password: what logs and errors show.
+    /// Where the server is: `host:port`, or the path of its unix socket.
+    public var serverAddress: String {
+        socketPath ?? "\(host.contains(":") ? "[\(host)]" : host):\(port)"
+    }
+
+    /// The URL without its password: what logs and errors show. The URL as it was given, when
+    /// the configuration was read from one (a `schema` set since is not in it).
     public var redacted: String {
+        if let givenURL { return givenURL }
         let user = username.addingPercentEncoding(withAllowedCharacters: .urlUserAllowed) ?? username
         if let socketDirectory {
             return "postgres://\(user)@/\(database)?host=\(socketDirectory)&port=\(port)\(schema.map { "&schema=\($0)" } ?? "")"

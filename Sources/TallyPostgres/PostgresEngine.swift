@@ -24,8 +24,8 @@ import TallyStorage
 public final class PostgresEngine: StorageEngine {
     public let dialect = SQLDialect.postgres
     public let configuration: PostgresConfiguration
-    /// The URL without its password.
-    public var location: String { configuration.redacted }
+    /// The URL as given without its password, and the schema when there is one.
+    public var location: String { configuration.redacted + (configuration.schema.map { " (schema \($0))" } ?? "") }
     let pool: ConnectionPool
     private let logger = Logger(label: "tally.postgres", factory: { _ in SwiftLogNoOpLogHandler() })
 

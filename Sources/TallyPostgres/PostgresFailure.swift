@@ -57,7 +57,7 @@ enum PostgresFailure {
         case .conflict:
             TallyError(.unavailable, "the \(database) database kept conflicting with concurrent writers; retry shortly")
         case .connectionLost:
-            TallyError(.unavailable, "the \(database) database cannot be reached; retry shortly")
+            TallyError(.unavailable, "the \(database) database, \(location), cannot be reached; retry shortly")
         case .unavailable(let why):
             TallyError(.unavailable, "the \(database) database is unavailable (\(why)); retry shortly")
         case .timedOut(let why):

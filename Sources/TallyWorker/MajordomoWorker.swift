@@ -191,7 +191,7 @@ final class MajordomoWorker {
             _ = try reconnectAfterBackoff()
             return false
         case nil:
-            logger.warning("ignored a malformed message from the gateway", metadata: ["frames": "\(frames.count)"])
+            logger.warning("ignored a malformed message from the gateway", metadata: ["frames": .stringConvertible(frames.count)])
         }
         return true
     }

@@ -40,16 +40,16 @@ public struct WorkerService: Service {
         guard !backends.isEmpty else { throw WorkerConfigurationError("no gateway backend endpoint to connect to") }
         let threadsPerGateway = max(1, configuration.concurrency)
         let stop = WakeupSignal()
-        let registrations = RegistrationCount(
-            service: handler.serviceName, threads: threadsPerGateway, backends: backends, readiness: readiness)
         let processor = RequestProcessor(
             handler: handler, middleware: middleware, maximumMessageBytes: configuration.maximumMessageBytes, logger: logger)
         logger.info(
-            "worker ready",
+            "worker starting",
             metadata: [
                 "service": "\(handler.serviceName)", "backend": "\(backends.joined(separator: ","))",
-                "concurrency": "\(configuration.concurrency)",
+                "concurrency": .stringConvertible(configuration.concurrency),
             ])
+        let registrations = RegistrationCount(
+            service: handler.serviceName, threads: threadsPerGateway, backends: backends, readiness: readiness, logger: logger)
         try await withGracefulShutdownHandler {
             try await withThrowingTaskGroup(of: Void.self) { group in
                 for (gateway, backend) in backends.enumerated() {
@@ -89,19 +89,24 @@ public struct WorkerConfigurationError: Error, CustomStringConvertible {
 /// ready once every gateway has all of its threads, and a status line naming how many each has
 /// while some connect or reconnect. So a worker given a gateway that is down is not ready (it
 /// still serves through the others): readiness means every gateway listed can reach the service.
+/// The log says `worker ready` each time every thread has become registered: in a worker process,
+/// the moment its `/ready` turns 200 (the first time, also when its supervisor hears `READY=1`),
+/// never while `/ready` still answers 503. A thread losing its gateway logs that itself.
 final class RegistrationCount: Sendable {
     private let service: String
     private let threads: Int
     private let backends: [String]
     private let readiness: ReadinessReporter
-    private let registered: Mutex<[Int]>
+    private let logger: Logger
+    private let registered: Mutex<(counts: [Int], isReady: Bool)>
 
-    init(service: String, threads: Int, backends: [String], readiness: ReadinessReporter) {
+    init(service: String, threads: Int, backends: [String], readiness: ReadinessReporter, logger: Logger) {
         self.service = service
         self.threads = threads
         self.backends = backends
         self.readiness = readiness
-        registered = Mutex(Array(repeating: 0, count: backends.count))
+        self.logger = logger
+        registered = Mutex((Array(repeating: 0, count: backends.count), false))
         let gateways = backends.count == 1 ? "the gateway at \(backends[0])" : "the gateways at \(backends.joined(separator: ", "))"
         readiness.notReady("\(service): connecting to \(gateways)")
     }
@@ -111,8 +116,9 @@ final class RegistrationCount: Sendable {
     @Sendable func update(gateway: Int, isRegistered: Bool) {
         // Reported under the lock: two threads registering at once would otherwise report out of
         // order, and a stale "1 of 2" could follow the "2 of 2" that made the process ready.
-        registered.withLock { counts in
-            counts[gateway] += isRegistered ? 1 : -1
+        registered.withLock { state in
+            state.counts[gateway] += isRegistered ? 1 : -1
+            let counts = state.counts
             let status: String
             if backends.count == 1 {
                 status = "\(service): \(counts[0]) of \(threads) worker threads registered with the gateway at \(backends[0])"
@@ -120,7 +126,10 @@ final class RegistrationCount: Sendable {
                 let each = zip(backends, counts).map { "\($1) of \(threads) at \($0)" }.joined(separator: ", ")
                 status = "\(service): worker threads registered with \(backends.count) gateways: \(each)"
             }
-            if counts.allSatisfy({ $0 == threads }) { readiness.ready(status) } else { readiness.notReady(status) }
+            let isReady = counts.allSatisfy { $0 == threads }
+            if isReady { readiness.ready(status) } else { readiness.notReady(status) }
+            if isReady && !state.isReady { logger.info("worker ready", metadata: ["service": "\(service)", "status": "\(status)"]) }
+            state.isReady = isReady
         }
     }
 }

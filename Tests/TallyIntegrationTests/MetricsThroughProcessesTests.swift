@@ -74,6 +74,10 @@ import Darwin
             let notifierText = try await get("/metrics", notifierMetrics).body
             #expect(notifierText.contains(#"tally_notifier_event_delay_seconds_count{source="shopping"} 1"#), "\(notifierText)")
 
+            // Every metric says what it measures.
+            let undescribed = [gateway, calcText, accountsText, notifierText].flatMap(Self.metricsWithoutHelp)
+            #expect(undescribed.isEmpty, "no # HELP line for \(Set(undescribed).sorted())")
+
             let exported = Self.metricNames(inExposition: [gateway, calcText, accountsText, notifierText])
             let named = try Self.metricNamesInOps()
             #expect(!named.isEmpty)
@@ -88,6 +92,37 @@ import Darwin
             let lines = calc.log.split(separator: "\n").compactMap { try? JSONDecoder().decode(JSONValue.self, from: Data($0.utf8)) }
             #expect(lines.contains { $0["request_id"] == "req-tip-2" && $0["command"] == "calc.tip" && $0["code"] == "invalid_argument" }, "\(calc.log)")
         }
+    }
+
+    /// A worker logs `worker ready` when its `/ready` says so, not before: with no gateway to
+    /// register with it answers 503 and has logged only that it is starting. Losing its gateway
+    /// later, it answers 503 again until it is registered again, and says so again.
+    @Test func aWorkerLogsThatItIsReadyWhenItsReadyEndpointSaysSo() async throws {
+        let stack = try TallyStack()
+        do {
+            let metrics = try freeAddress()
+            let worker = try stack.startWorker("calc", extraArguments: ["--metrics", "\(metrics)"])
+            try await stack.waitUntil("the worker has started and serves /ready") {
+                guard worker.log.contains("worker starting") else { return false }
+                return (try? await get("/ready", metrics))?.status == 503
+            }
+            #expect(!worker.log.contains("worker ready"), "\(worker.log)")
+            try await stack.startGateway()
+            try await worker.waitUntilReady()
+            #expect(try await get("/ready", metrics).status == 200)
+            try await stack.waitUntil("the worker logs that it is ready") { worker.log.contains("worker ready") }
+
+            #expect(await stack.gateway.stop(grace: .seconds(10)))
+            try await stack.waitUntil("the worker, its gateway gone, is not ready") { (try? await get("/ready", metrics))?.status == 503 }
+            #expect(worker.log.ranges(of: "worker ready").count == 1, "\(worker.log)")
+            try await stack.startGateway()
+            try await stack.waitUntil("the worker, registered again, is ready") { (try? await get("/ready", metrics))?.status == 200 }
+            try await stack.waitUntil("the worker logs that it is ready again") { worker.log.ranges(of: "worker ready").count == 2 }
+        } catch {
+            await stack.stop()
+            throw error
+        }
+        await stack.stop()
     }
 
     @Test func healthExitsByWhatItFinds() async throws {
@@ -131,6 +166,16 @@ import Darwin
             }
         }
         return names
+    }
+
+    /// The metrics with a `# TYPE` line and no `# HELP` line in one exposition.
+    static func metricsWithoutHelp(_ text: String) -> [String] {
+        func names(after prefix: String) -> Set<String> {
+            Set(text.split(separator: "\n").filter { $0.hasPrefix(prefix) }.compactMap { $0.dropFirst(prefix.count).split(separator: " ").first.map(String.init) })
+        }
+        let typed = names(after: "# TYPE ")
+        #expect(!typed.isEmpty, "\(text)")
+        return typed.subtracting(names(after: "# HELP ")).sorted()
     }
 
     /// Every `tally_...` metric name the alerting rules and the dashboard use.

@@ -74,12 +74,17 @@ import ZeroMQ
             let late = try stack.startWatch(["--since", "0"], token: try stack.annToken())
             let onlyNew = try stack.startWatch([], token: try stack.annToken())
             let filtered = try stack.startWatch(["--since", "0", "--topic", "alert.price_lower"], token: try stack.annToken())
+            // Someone with no alerts of their own is shown none of Ann's, and told so.
+            let bos = try stack.startWatch(["--since", "0"], token: try stack.accessToken(for: "bo"))
             try await stack.waitUntil("the backlog is shown") { watchedAlerts(late).count >= 2 }
             try await stack.waitUntil("every watch knows where it starts") {
-                [late, onlyNew, filtered].allSatisfy { $0.log.contains("new alerts follow") }
+                [late, onlyNew, filtered, bos].allSatisfy { $0.log.contains("new alerts follow") }
             }
             #expect(onlyNew.log.contains("new alerts follow (the latest stored alert is #2)"), "\(onlyNew.log)")
-            #expect(late.log.contains("stored alerts #1 to #2 shown; new alerts follow"), "\(late.log)")
+            #expect(late.log.contains("2 stored alerts shown, #1 to #2; new alerts follow"), "\(late.log)")
+            #expect(filtered.log.contains("1 stored alert shown, #2; new alerts follow"), "\(filtered.log)")
+            #expect(bos.log.contains("no stored alerts to show after #0; new alerts follow"), "\(bos.log)")
+            #expect(watchedAlerts(bos).isEmpty, "\(bos.log)")
             // Eggs is the live alert; tea, a lower price, fences all three watches.
             try await stack.publish([priceChanged(3, item: "Eggs"), priceChanged(4, item: "Tea", direction: "lower")])
             try await stack.waitUntil("the fence reached every watch") {

@@ -38,4 +38,27 @@ import Testing
         let object = try #require(try JSONSerialization.jsonObject(with: line) as? [String: Any])
         #expect(object["message"] as? String == "a \"quoted\"\nsecond line\tand a tab")
     }
+
+    @Test func numbersAndBooleansLoggedAsThemselvesAreJSONNumbersAndBooleans() throws {
+        let lines = Mutex<[Data]>([])
+        let logger = Logger(label: "t") { label in JSONLogHandler(label: label, output: { line in lines.withLock { $0.append(line) } }) }
+        logger.info(
+            "worker joined",
+            metadata: [
+                "workers": .stringConvertible(3), "pending": .stringConvertible(UInt8(7)), "seconds": .stringConvertible(0.25),
+                "ok": .stringConvertible(false), "not_a_number": .stringConvertible(Double.nan), "as_text": "42",
+                "nested": .dictionary(["count": .stringConvertible(-2)]),
+            ])
+        let line = try #require(lines.withLock { $0 }.first)
+        let text = String(decoding: line, as: UTF8.self)
+        #expect(text.contains(#""workers":3"#), "\(text)")
+        #expect(text.contains(#""pending":7"#), "\(text)")
+        #expect(text.contains(#""seconds":0.25"#), "\(text)")
+        #expect(text.contains(#""ok":false"#), "\(text)")
+        #expect(text.contains(#""nested":{"count":-2}"#), "\(text)")
+        // JSON has no NaN: it stays text, and so does a number the code logged as a string.
+        #expect(text.contains(#""not_a_number":"nan""#), "\(text)")
+        #expect(text.contains(#""as_text":"42""#), "\(text)")
+        #expect(try JSONSerialization.jsonObject(with: line) is [String: Any])
+    }
 }

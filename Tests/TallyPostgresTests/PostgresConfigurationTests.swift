@@ -18,7 +18,9 @@ import Testing
         #expect(configuration.connectTimeout == .milliseconds(2500))
         #expect(configuration.statementTimeout == nil, "0 turns the statement timeout off")
         #expect(configuration.acquireTimeout == .seconds(1))
-        #expect(configuration.redacted == "postgres://tally@db.internal:6543/ledger")
+        // The URL as given, settings and all, without its password.
+        #expect(configuration.redacted == "postgres://tally@db.internal:6543/ledger?pool_size=8&connect_timeout=2.5&statement_timeout=0&acquire_timeout=1")
+        #expect(configuration.serverAddress == "db.internal:6543")
     }
 
     @Test func theDefaults() throws {
@@ -46,6 +48,7 @@ import Testing
         #expect(configuration.socketDirectory == "/run/postgresql")
         #expect(configuration.port == 5433)
         #expect(configuration.redacted == "postgres://tally@/ledger?host=/run/postgresql&port=5433")
+        #expect(configuration.serverAddress == "/run/postgresql/.s.PGSQL.5433")
     }
 
     @Test func thePasswordComesFromPGPASSWORDWhenTheURLHasNoneAndIsNeverShown() throws {

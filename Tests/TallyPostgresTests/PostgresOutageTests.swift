@@ -39,6 +39,20 @@ struct PostgresOutageTests {
         #expect(try overSocket.read { try $0.fetchValue("SELECT COUNT(*) FROM entry", as: Int.self) } == 2)
     }
 
+    /// Nothing listens where the URL points: the message names the address, why, and the URL as
+    /// the operator gave it, without its password.
+    @Test func anUnreachableServerIsNamedWithWhyAndTheURLAsGiven() throws {
+        let port = try freeLoopbackPort()
+        let url = "postgres://tally:hunter2@127.0.0.1:\(port)/ledger?connect_timeout=2&pool_size=2"
+        let engine = try PostgresEngine(url: url)
+        let error = try #require(throws: TallyError.self) { _ = try engine.read { try $0.fetchValue("SELECT 1", as: Int.self) } }
+        #expect(error.code == .unavailable)
+        #expect(error.message.contains("127.0.0.1:\(port)"), "\(error.message)")
+        #expect(error.message.contains("(connection refused)"), "\(error.message)")
+        #expect(error.message.contains("postgres://tally@127.0.0.1:\(port)/ledger?connect_timeout=2&pool_size=2"), "\(error.message)")
+        #expect(!error.message.contains("hunter2"), "\(error.message)")
+    }
+
     /// The server ends an idle pooled connection (a restart, an administrator, an idle timeout):
     /// the next caller is served on a fresh connection, not told about the dead one.
     @Test func aConnectionTheServerEndedIsReplacedWithoutFailingTheNextCaller() throws {
