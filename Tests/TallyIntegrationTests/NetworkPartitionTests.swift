@@ -93,6 +93,7 @@ struct NetworkPartitionTests {
         }
         #expect(try await stack.serviceStatus("accounts")?["workers"]?.intValue == 1)
         #expect(worker.isRunning, "the worker rejoined; it was not restarted")
+        #expect(worker.log.contains("gateway silent; reconnecting"), "the worker gave the gateway up during the cut: \(worker.log)")
         writing.going.store(false, ordering: .relaxed)
         var calls: [Call] = []
         for writer in writers { calls += await writer.value }
