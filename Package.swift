@@ -202,7 +202,7 @@ let package = Package(
             "TallyIdentity", "TallyAuth", "TallyProtocol", "TallyStorage", "TallyTesting",
         ]),
         .testTarget(name: "TallyIntegrationTests", dependencies: [
-            "TallyTesting", "TallyClient", "TallyProtocol", "ZeroMQ", "TallyAuth", "TallyObservability",
+            "TallyTesting", "TallyClient", "TallyProtocol", "ZeroMQ", "TallyAuth", "TallyObservability", "TallyStorage",
         ]),
         .testTarget(name: "ContractTests", dependencies: ["TallyProtocol", "TallyTesting", "TallyCatalog", "TallyAuth", "ZeroMQ"], exclude: ["validate.py"]),
     ]

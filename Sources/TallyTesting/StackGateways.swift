@@ -18,7 +18,6 @@ extension TallyStack {
         let name = "gateway-\(UUID().uuidString.prefix(8).lowercased())"
         let frontend = "ipc://\(directory.path)/\(name)-frontend"
         let backend = "ipc://\(directory.path)/\(name)-backend"
-        let timing = ["--heartbeat-ms", "\(options.heartbeat.roundedUpMilliseconds)", "--liveness", "\(options.liveness)"]
         let process = try launch(
             name,
             ["gateway", "--frontend", frontend, "--backend", backend] + timing + (curve?.gatewayArguments ?? [])

@@ -33,10 +33,17 @@ public final class TallyStack: @unchecked Sendable {
         /// `TALLY_TEST_DATABASE=postgres` runs the integration tests on PostgreSQL), or a test
         /// about SQLite files pins `.sqlite`.
         public var database: TestDatabase.Kind = TestDatabase.kind
-        public init(workers: [String: Int] = [:], curve: Bool = false, database: TestDatabase.Kind = TestDatabase.kind) {
+        /// Where the stateful workers keep their data and the stack its keys: `data` in the
+        /// stack's directory when nil. A test of what the data's file system does (a small one
+        /// that fills up, `SmallFileSystem`) names a directory it made, and removes it itself.
+        public var dataDirectory: String?
+        public init(
+            workers: [String: Int] = [:], curve: Bool = false, database: TestDatabase.Kind = TestDatabase.kind, dataDirectory: String? = nil
+        ) {
             self.workers = workers
             self.curve = curve
             self.database = database
+            self.dataDirectory = dataDirectory
         }
     }
 
@@ -90,7 +97,7 @@ public final class TallyStack: @unchecked Sendable {
         frontend = "ipc://\(directory.path)/frontend"
         backend = "ipc://\(directory.path)/backend"
         events = "ipc://\(directory.path)/events"
-        dataDirectory = directory.appendingPathComponent("data").path
+        dataDirectory = options.dataDirectory ?? directory.appendingPathComponent("data").path
         databaseURL = options.database == .postgres ? try PostgresCluster.shared().makeDatabase() : nil
         signingKey = try KeyFiles.create(name: "test", in: "\(dataDirectory)/keys").key
         curve = options.curve ? try StackCurve(directory: directory) : nil
@@ -128,29 +135,36 @@ public final class TallyStack: @unchecked Sendable {
     }
 
     /// Starts (or restarts) the gateway on the stack's endpoints and waits until it is ready: its
-    /// sockets are bound, so every request sent from now on is answered.
-    public func startGateway() async throws {
+    /// sockets are bound, so every request sent from now on is answered. `backend` replaces the
+    /// stack's (a TCP address, for workers on other hosts), and `host` is where it runs (one of
+    /// `VirtualHosts`; this machine's own network when nil).
+    public func startGateway(backend: String? = nil, on host: VirtualHosts.Host? = nil) async throws {
         gateway = try launch(
             "gateway",
-            ["gateway", "--frontend", frontend, "--backend", backend] + timing + (curve?.gatewayArguments ?? [])
-                + options.gatewayArguments)
+            ["gateway", "--frontend", frontend, "--backend", backend ?? self.backend] + timing + (curve?.gatewayArguments ?? [])
+                + options.gatewayArguments,
+            on: host)
         try await gateway.waitUntilReady()
     }
 
     /// Starts one worker process; `waitUntilReady()` on it waits until the gateway has registered
-    /// every one of its threads. Under CURVE it connects with the key pair `curveKey`.
+    /// every one of its threads. Under CURVE it connects with the key pair `curveKey`; `host` is
+    /// where it runs (one of `VirtualHosts`; this machine's own network when nil).
     @discardableResult
     public func startWorker(
-        _ service: String, concurrency: Int = 1, backend: String? = nil, curveKey: String = "worker", extraArguments: [String] = []
+        _ service: String, concurrency: Int = 1, backend: String? = nil, curveKey: String = "worker", extraArguments: [String] = [],
+        on host: VirtualHosts.Host? = nil
     ) throws -> TallyProcess {
         try launch(
             service,
             ["worker", service, "--backend", backend ?? self.backend, "--concurrency", "\(concurrency)",
              "--events-endpoint", events, "--data-dir", dataDirectory] + timing + (curve?.clientArguments(curveKey) ?? [])
-                + extraArguments)
+                + extraArguments,
+            on: host)
     }
 
-    private var timing: [String] {
+    /// The heartbeat arguments the stack's processes get (`options.heartbeat`, `options.liveness`).
+    var timing: [String] {
         ["--heartbeat-ms", "\(options.heartbeat.roundedUpMilliseconds)", "--liveness", "\(options.liveness)"]
     }
 

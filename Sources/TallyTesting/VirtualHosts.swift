@@ -13,10 +13,12 @@ import Glibc
 /// Made and removed by the test itself; needs root and `ip` (iproute2). Where the machine does
 /// not allow it, `whyUnavailable` says why, for the suite's `.enabled(if:)`.
 public final class VirtualHosts: @unchecked Sendable {
-    /// One host: its namespace and its address on the bridge.
+    /// One host: its namespace, its address on the bridge, and its link to the bridge (the outer
+    /// end of its veth pair).
     public struct Host: Sendable {
         public let namespace: String
         public let address: String
+        let link: String
         /// What runs a program on this host: the program's argv follows.
         public var prefix: [String] { [VirtualHosts.ip ?? "ip", "netns", "exec", namespace] }
     }
@@ -55,16 +57,15 @@ public final class VirtualHosts: @unchecked Sendable {
         bridge = "tb\(tag)"
         bridgeAddress = "\(subnet).254"
         network = "\(subnet).0/24"
-        hosts = (0..<count).map { Host(namespace: "tally-\(tag)-\($0)", address: "\(subnet).\($0 + 1)") }
+        hosts = (0..<count).map { Host(namespace: "tally-\(tag)-\($0)", address: "\(subnet).\($0 + 1)", link: "tv\(tag)\($0)") }
         do {
             try Self.run(ip, ["link", "add", bridge, "type", "bridge"])
             try Self.run(ip, ["addr", "add", "\(bridgeAddress)/24", "dev", bridge])
             try Self.run(ip, ["link", "set", bridge, "up"])
-            for (index, host) in hosts.enumerated() {
-                let outside = "tv\(tag)\(index)"
+            for host in hosts {
                 try Self.run(ip, ["netns", "add", host.namespace])
-                try Self.run(ip, ["link", "add", outside, "type", "veth", "peer", "name", "eth0", "netns", host.namespace])
-                try Self.run(ip, ["link", "set", outside, "master", bridge, "up"])
+                try Self.run(ip, ["link", "add", host.link, "type", "veth", "peer", "name", "eth0", "netns", host.namespace])
+                try Self.run(ip, ["link", "set", host.link, "master", bridge, "up"])
                 try Self.run(ip, ["-n", host.namespace, "addr", "add", "\(host.address)/24", "dev", "eth0"])
                 try Self.run(ip, ["-n", host.namespace, "link", "set", "eth0", "up"])
                 try Self.run(ip, ["-n", host.namespace, "link", "set", "lo", "up"])
@@ -73,6 +74,21 @@ public final class VirtualHosts: @unchecked Sendable {
             tearDown()
             throw error
         }
+    }
+
+    /// Cuts `host` off the network: its link to the bridge goes down, so nothing it sends
+    /// arrives and nothing reaches it (a cable pulled, a switch port failed). No program on
+    /// either side is told: TCP connections stay open, and what is sent on them waits in
+    /// retransmission, to arrive after `reconnect` (seen here: a send during a 5 s cut arrived
+    /// about a second after it).
+    public func cut(_ host: Host) throws {
+        try Self.run(Self.ip ?? "ip", ["link", "set", host.link, "down"])
+    }
+
+    /// Puts `host` back on the network after `cut`: the connections that outlived the cut carry
+    /// on, and new ones can be made.
+    public func reconnect(_ host: Host) throws {
+        try Self.run(Self.ip ?? "ip", ["link", "set", host.link, "up"])
     }
 
     /// Removes the namespaces (their ends of the veth pairs go with them, and so the pairs) and

@@ -80,7 +80,7 @@ import Testing
                 return try await group.reduce(into: []) { $0 += $1 }
             }
             #expect(failures.isEmpty, "\(failures.prefix(5))")
-            let accounts = try await allAccounts(client)
+            let accounts = try await client.allAccounts()
             #expect(accounts.count == clients * perClient)
             #expect(Set(accounts.compactMap { $0["name"]?.stringValue }).count == clients * perClient)
             #expect(accounts.filter { $0["is_default"] == true }.count == 1, "one default, however the writes interleaved")
@@ -104,7 +104,7 @@ import Testing
             }
             #expect(replies.filter { !$0.isOK }.isEmpty, "\(replies.filter { !$0.isOK })")
             #expect(Set(replies.compactMap { $0.result?["id"] }).count == 1, "every retry gets the one account")
-            #expect(try await allAccounts(client).count == 1)
+            #expect(try await client.allAccounts().count == 1)
             // The key belongs to that request.
             let reused = try await client.call("accounts.create", wallet("Bank"), idempotencyKey: "retry-1")
             #expect(reused.error?.code == .failedPrecondition)
@@ -130,7 +130,7 @@ import Testing
             #expect(stack.gateway.log.contains("re-dispatching"))
             let retry = try await client.call("accounts.create", wallet(), idempotencyKey: "dying-1")
             #expect(retry.result == answer.result)
-            #expect(try await allAccounts(client).count == 1)
+            #expect(try await client.allAccounts().count == 1)
         }
     }
 
@@ -151,18 +151,5 @@ import Testing
             let second = try await client.call("accounts.create", wallet("Bank"))
             #expect(second.result?["id"] == 2, "ids go on from where the old worker left them")
         }
-    }
-
-    /// Every account of the client's person, following `next_cursor`.
-    private func allAccounts(_ client: SignedInClient) async throws -> [JSONValue] {
-        var accounts: [JSONValue] = []
-        var cursor: JSONValue = .null
-        repeat {
-            let page = try await client.call("accounts.list", ["limit": 100, "cursor": cursor])
-            let result = try #require(page.result, "\(page)")
-            accounts += result["accounts"]?.arrayValue ?? []
-            cursor = result["next_cursor"] ?? .null
-        } while cursor != .null
-        return accounts
     }
 }

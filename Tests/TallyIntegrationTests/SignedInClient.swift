@@ -26,6 +26,19 @@ struct SignedInClient: Sendable {
         let reply = try await call(command, args, idempotencyKey: idempotencyKey)
         return try #require(reply.result, "\(username): \(command) \(args): \(reply)", sourceLocation: sourceLocation)
     }
+
+    /// Every account of this person, following `next_cursor`.
+    func allAccounts() async throws -> [JSONValue] {
+        var accounts: [JSONValue] = []
+        var cursor: JSONValue = .null
+        repeat {
+            let page = try await call("accounts.list", ["limit": 100, "cursor": cursor])
+            let result = try #require(page.result, "\(page)")
+            accounts += result["accounts"]?.arrayValue ?? []
+            cursor = result["next_cursor"] ?? .null
+        } while cursor != .null
+        return accounts
+    }
 }
 
 extension TallyStack {

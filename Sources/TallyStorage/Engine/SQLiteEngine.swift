@@ -191,7 +191,12 @@ public final class SQLiteEngine: StorageEngine {
         } catch let error as DatabaseError where error.resultCode == .SQLITE_BUSY || error.resultCode == .SQLITE_LOCKED {
             throw TallyError(.unavailable, "the \(pool.configuration.label ?? "service's") database is busy; retry shortly")
         } catch let error as DatabaseError where error.resultCode == .SQLITE_FULL {
-            throw TallyError(.resourceExhausted, "the \(pool.configuration.label ?? "service's") database is out of disk space")
+            // SQLite rolled the transaction back: nothing of it was written, and nothing committed
+            // before is touched. Writes succeed again as soon as there is space; no restart needed.
+            let directory = URL(fileURLWithPath: path).deletingLastPathComponent().path
+            throw TallyError(
+                .resourceExhausted,
+                "the disk holding the \(pool.configuration.label ?? "service's") database (\(directory)) is full: nothing was changed; retry once space is freed there")
         } catch let error as DatabaseError {
             throw StorageFailure(location: location, detail: "\(error)")
         }
