@@ -47,16 +47,13 @@ import Testing
         let stack = try TallyStack()
         // A data directory of its own: tally up makes the keys there on its first run.
         let dataDir = stack.directory.appendingPathComponent("up-data").path
-        // The notifier's sockets private to this test, so parallel runs never meet.
-        let notifierEndpoints = [
-            "TALLY_EVENTS_ENDPOINT": "ipc://\(stack.directory.path)/up-events", "TALLY_ALERTS_ENDPOINT": "ipc://\(stack.directory.path)/up-alerts",
-        ]
         let up = try stack.launch(
             "up",
             ["up", "--frontend", stack.frontend, "--backend", stack.backend, "--data-dir", dataDir, "--heartbeat-ms", "200",
+             // The notifier's sockets private to this test, so parallel runs never meet.
+             "--events-endpoint", "ipc://\(stack.directory.path)/up-events", "--alerts-endpoint", "ipc://\(stack.directory.path)/up-alerts",
              // 5 s of silence before a worker counts as dead: a loaded machine can pause a process for 600 ms.
-             "--liveness", "25", "--admin", "olga"],
-            environment: notifierEndpoints)
+             "--liveness", "25", "--admin", "olga"])
         do {
             // tally up is ready when every child is: the gateway bound, each worker registered.
             try await up.waitUntilReady()
@@ -105,18 +102,47 @@ import Testing
         }
         await stack.stop()
     }
+
+    /// A gateway whose port is taken cannot start: tally up says which child, and why in the
+    /// child's own words, stops the others and exits non-zero, instead of restarting it forever.
+    @Test func upFailsAndSaysWhichChildCannotStart() async throws {
+        let stack = try TallyStack()
+        let taken = try LoopbackListener()
+        let dataDir = stack.directory.appendingPathComponent("up-data").path
+        let up = try stack.launch(
+            "up",
+            ["up", "--frontend", taken.endpoint, "--backend", stack.backend, "--data-dir", dataDir,
+             "--events-endpoint", "ipc://\(stack.directory.path)/up-events", "--alerts-endpoint", "ipc://\(stack.directory.path)/up-alerts"])
+        let exited = await up.waitForExit(timeout: .seconds(60))
+        let survivors = processes { $0.contains(dataDir) }
+        let log = up.log
+        await stack.stop()
+        #expect(exited, "\(log)")
+        #expect(up.exitStatus != nil && up.exitStatus != 0, "\(log)")
+        #expect(log.contains("gateway could not start: it exited (status "), "\(log)")
+        #expect(log.contains("before it was ready, 3 times in a row; its last lines:"), "\(log)")
+        #expect(log.contains("Address already in use"), "the gateway's own words: \(log)")
+        #expect(survivors.isEmpty, "no child outlives tally up: \(survivors)")
+        withExtendedLifetime(taken) {}
+    }
 }
 
 /// Processes whose parent is `parent`, from /proc.
 private func childProcesses(of parent: Int32) -> [(pid: Int32, commandLine: String)] {
+    processes { _ in true }.filter { process in
+        guard let status = try? String(contentsOfFile: "/proc/\(process.pid)/status", encoding: .utf8),
+            let line = status.split(separator: "\n").first(where: { $0.hasPrefix("PPid:") })
+        else { return false }
+        return Int32(line.dropFirst(5).trimmingCharacters(in: .whitespaces)) == parent
+    }
+}
+
+/// Processes whose command line (arguments joined by spaces) passes `filter`, from /proc.
+private func processes(_ filter: (String) -> Bool) -> [(pid: Int32, commandLine: String)] {
     let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
     return entries.compactMap { entry -> (Int32, String)? in
-        guard let pid = Int32(entry),
-            let status = try? String(contentsOfFile: "/proc/\(entry)/status", encoding: .utf8),
-            let line = status.split(separator: "\n").first(where: { $0.hasPrefix("PPid:") }),
-            Int32(line.dropFirst(5).trimmingCharacters(in: .whitespaces)) == parent,
-            let raw = FileManager.default.contents(atPath: "/proc/\(entry)/cmdline")
-        else { return nil }
-        return (pid, String(decoding: raw.map { $0 == 0 ? UInt8(ascii: " ") : $0 }, as: UTF8.self))
+        guard let pid = Int32(entry), let raw = FileManager.default.contents(atPath: "/proc/\(entry)/cmdline") else { return nil }
+        let commandLine = String(decoding: raw.map { $0 == 0 ? UInt8(ascii: " ") : $0 }, as: UTF8.self)
+        return filter(commandLine) ? (pid, commandLine) : nil
     }
 }
