@@ -33,14 +33,43 @@ import Testing
         }
     }
 
+    /// A gateway that takes the connection and never answers (a host up, a gateway stuck) gets the
+    /// whole wait, every try.
     @Test func callGivesUpWithAClearMessageWhenNobodyAnswers() async throws {
         let stack = try TallyStack()
-        let silent = "ipc://\(stack.directory.path)/nobody"
-        let result = try await tally(["call", "system.ping", "--endpoint", silent, "--timeout-ms", "200", "--retries", "2"], in: stack)
+        let silent = try LoopbackListener()
+        let clock = ContinuousClock()
+        let start = clock.now
+        let result = try await tally(["call", "system.ping", "--endpoint", silent.endpoint, "--timeout-ms", "200", "--retries", "2"], in: stack)
+        let elapsed = clock.now - start
         await stack.stop()
         #expect(result.status == 2)
-        #expect(result.log.contains("no reply"))
-        #expect(result.log.contains("3 tries"))
+        #expect(result.log.contains("no reply from \(silent.endpoint) after 3 tries"), "\(result.log)")
+        #expect(elapsed >= .milliseconds(600), "three tries of 200 ms")
+        withExtendedLifetime(silent) {}
+    }
+
+    /// Where nothing accepts connections (no process on the port, no socket file), `tally call`,
+    /// `tally health` and `tally status --once` say "no gateway" at once, not after their timeout
+    /// (and `call`'s retries): each is given 10 s a try and must be done, process start
+    /// included, in half that on a loaded machine (in well under a second on an idle one).
+    @Test func clientCommandsSayNoGatewayAtOnceWhereNothingListens() async throws {
+        let stack = try TallyStack()
+        let closedPort = "tcp://127.0.0.1:\(try freeLoopbackPort())"
+        let noSocketFile = "ipc://\(stack.directory.path)/nobody"
+        let clock = ContinuousClock()
+        for (endpoint, command) in [
+            (closedPort, ["call", "system.ping"]), (noSocketFile, ["call", "system.ping"]), (closedPort, ["health"]),
+            (closedPort, ["status", "--once"]),
+        ] {
+            let start = clock.now
+            let result = try await tally(command + ["--endpoint", endpoint, "--timeout-ms", "10000"], in: stack)
+            let elapsed = clock.now - start
+            #expect(result.status == 2, "\(command): \(result.log)")
+            #expect(result.log.contains("no gateway at \(endpoint)"), "\(command): \(result.log)")
+            #expect(elapsed < .seconds(5), "\(command) at \(endpoint) took \(elapsed)")
+        }
+        await stack.stop()
     }
 
     @Test func upRunsTheStackRestartsChildrenAndStopsCleanly() async throws {
