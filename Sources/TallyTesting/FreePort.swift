@@ -11,8 +11,9 @@ public func freeLoopbackPort() throws -> Int {
 }
 
 /// A TCP socket bound to a loopback port of the kernel's choosing, held until this is released:
-/// a port no server can bind meanwhile, and (listening) one that accepts connections and never
-/// says a word, as a host that is up but not serving does.
+/// a port no server can bind meanwhile. Listening, it accepts connections and never says a word,
+/// as a host that is up but not serving does; not listening, it refuses them, as a host with
+/// nothing on that port does (and, unlike `freeLoopbackPort`, no other test can take the port).
 public final class LoopbackListener: Sendable {
     public let port: Int
     private let fd: Int32

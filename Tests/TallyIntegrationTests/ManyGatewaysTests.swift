@@ -87,9 +87,13 @@ import Testing
     /// listens, the error says so, in milliseconds, naming each.
     @Test func aClientPassesOverGatewaysNothingListensAt() async throws {
         try await TallyStack.with() { stack in
-            let closed = "tcp://127.0.0.1:\(try freeLoopbackPort())"
+            // Bound and not listening: connections are refused, and no other test can take the port.
+            let refusing = try LoopbackListener(listening: false)
+            let closed = refusing.endpoint
+            defer { withExtendedLifetime(refusing) {} }
             let noSocketFile = "ipc://\(stack.directory.path)/no-gateway-frontend"
-            let timeout = Duration.seconds(5)
+            // Far longer than any call takes here, however loaded the machine.
+            let timeout = Duration.seconds(60)
             let clock = ContinuousClock()
 
             let once = try stack.client(endpoints: [closed, stack.frontend], timeout: timeout, tries: 1)
