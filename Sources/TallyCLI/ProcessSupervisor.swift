@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import ServiceLifecycle
+import Synchronization
 import TallyLifecycle
 
 /// One child process of `tally up`: a name for its log prefix and the `tally` arguments to run.
@@ -16,6 +17,11 @@ struct ChildSpec: Sendable {
 ///
 /// Each child reports its readiness on a notification socket of its own (sd_notify), in
 /// `runtimeDirectory`; `tally up` is ready, and says so to its own supervisor, once every child is.
+///
+/// A child that exits `startAttempts` times in a row without having become ready cannot start
+/// (its port is taken, its database refused it): restarting it again would only hide that, so
+/// the supervisor stops the others and fails with what the child said last (`ChildStartFailure`),
+/// and `tally up` exits non-zero. A child that was ready and dies is restarted, as before.
 final class ProcessSupervisor: Service, @unchecked Sendable {
     private let children: [ChildSpec]
     /// Set in every child's environment on top of this process's own (settings, such as a
@@ -27,6 +33,9 @@ final class ProcessSupervisor: Service, @unchecked Sendable {
     private let runtimeDirectory: String
     private let readiness: Readiness
     private let gracePeriod: Duration = .seconds(10)
+    /// Exits in a row before readiness after which a child counts as unable to start: more than
+    /// one, so a restart that loses a race (a port not yet released) gets another try.
+    static let startAttempts = 3
     private let lock = NSLock()
     private var running: [String: Process] = [:]
     private var stopping = false
@@ -42,43 +51,59 @@ final class ProcessSupervisor: Service, @unchecked Sendable {
 
     func run() async throws {
         try FileManager.default.createDirectory(atPath: runtimeDirectory, withIntermediateDirectories: true)
-        await withGracefulShutdownHandler {
-            await withTaskGroup(of: Void.self) { group in
+        let failure = await withGracefulShutdownHandler {
+            await withTaskGroup(of: ChildStartFailure?.self) { group -> ChildStartFailure? in
                 let width = children.map(\.name.count).max() ?? 0
                 for child in children {
                     group.addTask { await self.keepRunning(child, prefix: child.name.padding(toLength: width, withPad: " ", startingAt: 0) + " | ") }
                 }
+                for await case let failure? in group {
+                    // The others stop, and the group waits for them before this returns.
+                    self.stopAll()
+                    return failure
+                }
+                return nil
             }
         } onGracefulShutdown: {
             self.stopAll()
         }
         logger.info("all processes stopped")
+        if let failure { throw failure }
     }
 
     private var isStopping: Bool { lock.withLock { stopping } }
 
-    private func keepRunning(_ child: ChildSpec, prefix: String) async {
+    /// Runs `child` until shutdown, restarting it when it dies; returns why it cannot start when
+    /// it exits `startAttempts` times in a row before it is ready.
+    private func keepRunning(_ child: ChildSpec, prefix: String) async -> ChildStartFailure? {
         var delay: Duration = .milliseconds(500)
+        var exitsBeforeReady = 0
         while !isStopping {
             let started = ContinuousClock.now
-            let status: Int32
+            let run: ChildRun
             do {
-                status = try await runOnce(child, prefix: prefix)
+                run = try await runOnce(child, prefix: prefix)
             } catch {
                 logger.error("could not start", metadata: ["process": "\(child.name)", "error": "\(error)"])
-                status = -1
+                run = ChildRun(status: -1, becameReady: false, lastLines: ["\(error)"])
             }
             if isStopping { break }
+            exitsBeforeReady = run.becameReady ? 0 : exitsBeforeReady + 1
+            if exitsBeforeReady == Self.startAttempts {
+                return ChildStartFailure(child: child.name, status: run.status, attempts: exitsBeforeReady, lastLines: run.lastLines)
+            }
             if ContinuousClock.now - started > .seconds(30) { delay = .milliseconds(500) }
-            logger.warning("process exited; restarting", metadata: ["process": "\(child.name)", "status": "\(status)", "in": "\(delay)"])
+            logger.warning("process exited; restarting", metadata: ["process": "\(child.name)", "status": "\(run.status)", "in": "\(delay)"])
             // Sleep in slices so a shutdown during a long backoff is not kept waiting.
             let restartAt = ContinuousClock.now + delay
             while !isStopping && ContinuousClock.now < restartAt { try? await Task.sleep(for: .milliseconds(100)) }
             delay = min(delay * 2, .seconds(30))
         }
+        return nil
     }
 
-    private func runOnce(_ child: ChildSpec, prefix: String) async throws -> Int32 {
+    /// Starts `child` and waits until it exits and its output has been read to the end.
+    private func runOnce(_ child: ChildSpec, prefix: String) async throws -> ChildRun {
         let reporter = readiness.reporter(for: child.name)
         reporter.notReady("\(child.name): starting")
         let listener = try ReadinessListener(socketPath: "\(runtimeDirectory)/\(child.name).notify") { state in
@@ -93,25 +118,27 @@ final class ProcessSupervisor: Service, @unchecked Sendable {
         environment["TALLY_PARENT_PID"] = "\(getpid())"
         environment["NOTIFY_SOCKET"] = listener.socketPath
         process.environment = environment
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
         let prefixer = LinePrefixer(prefix: prefix)
-        output.fileHandleForReading.readabilityHandler = { handle in
-            let data = handle.availableData
-            if data.isEmpty {
-                handle.readabilityHandler = nil
-                prefixer.flush()
-            } else {
-                prefixer.write(data)
-            }
-        }
+        let (drained, outputEnded) = AsyncStream<Never>.makeStream()
+        // Kept until the output is read to the end: the pipe's read end closes with it.
+        let output = Mutex<Pipe?>(nil)
         let status: Int32 = try await withCheckedThrowingContinuation { continuation in
             process.terminationHandler = { process in continuation.resume(returning: process.terminationStatus) }
             do {
                 try lock.withLock {
                     guard !stopping else { throw CancellationError() }
-                    try process.runAlone()
+                    let pipe = try process.runAloneWithOutputPipe()
+                    output.withLock { $0 = pipe }
+                    pipe.fileHandleForReading.readabilityHandler = { handle in
+                        let data = handle.availableData
+                        if data.isEmpty {
+                            handle.readabilityHandler = nil
+                            prefixer.flush()
+                            outputEnded.finish()
+                        } else {
+                            prefixer.write(data)
+                        }
+                    }
                     running[child.name] = process
                 }
             } catch {
@@ -120,7 +147,23 @@ final class ProcessSupervisor: Service, @unchecked Sendable {
             }
         }
         reporter.notReady("\(child.name): exited with status \(status)")
-        return status
+        // What it said last (why it could not start) may still be in the pipe. Only the child
+        // holds the pipe's other end (`runAloneWithOutputPipe`), so its exit ends the output;
+        // the bound is for a grandchild that kept it.
+        await Self.waitForEnd(of: drained, atMost: .seconds(2))
+        output.withLock { $0 = nil }
+        listener.close()
+        return ChildRun(status: status, becameReady: listener.current.isReady, lastLines: prefixer.lastLines)
+    }
+
+    /// Returns when `stream` ends, or after `limit` if it has not.
+    private static func waitForEnd(of stream: AsyncStream<Never>, atMost limit: Duration) async {
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { for await _ in stream {} }
+            group.addTask { try? await Task.sleep(for: limit) }
+            await group.next()
+            group.cancelAll()
+        }
     }
 
     private func stopAll() {
@@ -155,11 +198,38 @@ final class ProcessSupervisor: Service, @unchecked Sendable {
     }
 }
 
-/// Writes a child's output to our stderr line by line, each line behind the child's name.
+/// How one run of a child ended: its exit status, whether it had said it was ready, and its
+/// last lines of output.
+struct ChildRun {
+    let status: Int32
+    let becameReady: Bool
+    let lastLines: [String]
+}
+
+/// A child of `tally up` that cannot start: it exited `attempts` times in a row before it was ready.
+struct ChildStartFailure: Error, CustomStringConvertible {
+    let child: String
+    let status: Int32
+    let attempts: Int
+    let lastLines: [String]
+
+    var description: String {
+        let said = lastLines.isEmpty ? "it printed nothing" : "its last lines:\n" + lastLines.map { "  \($0)" }.joined(separator: "\n")
+        return "\(child) could not start: it exited (status \(status)) before it was ready, \(attempts) times in a row; \(said)"
+    }
+}
+
+/// Writes a child's output to our stderr line by line, each line behind the child's name, and
+/// keeps the last few lines to say why a child could not start.
 final class LinePrefixer: @unchecked Sendable {
     private let prefix: Data
     private var pending = Data()
+    private var kept: [String] = []
     private let lock = NSLock()
+    static let keptLines = 5
+
+    /// The last `keptLines` lines written, without the prefix.
+    var lastLines: [String] { lock.withLock { kept } }
 
     init(prefix: String) { self.prefix = Data(prefix.utf8) }
 
@@ -169,6 +239,7 @@ final class LinePrefixer: @unchecked Sendable {
             while let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
                 let line = pending[pending.startIndex...newline]
                 FileHandle.standardError.write(prefix + line)
+                keep(line.dropLast())
                 pending.removeSubrange(pending.startIndex...newline)
             }
         }
@@ -176,8 +247,16 @@ final class LinePrefixer: @unchecked Sendable {
 
     func flush() {
         lock.withLock {
-            if !pending.isEmpty { FileHandle.standardError.write(prefix + pending + Data("\n".utf8)) }
+            if !pending.isEmpty {
+                FileHandle.standardError.write(prefix + pending + Data("\n".utf8))
+                keep(pending)
+            }
             pending.removeAll()
         }
+    }
+
+    private func keep(_ line: Data) {
+        kept.append(String(decoding: line, as: UTF8.self))
+        if kept.count > Self.keptLines { kept.removeFirst() }
     }
 }

@@ -9,7 +9,9 @@ struct UpCommand: AsyncParsableCommand {
         abstract: "Run the whole stack on this machine: the gateway, one worker of each service and the notifier.",
         discussion: """
             Each process runs as a child of this one, its log lines prefixed with its name. A child
-            that dies is restarted; Ctrl-C or SIGTERM stops them all. On its first run it makes a
+            that dies is restarted; one that exits 3 times in a row before it is ready (its port is taken, say)
+            stops them all, and tally up exits non-zero with that child's last lines. Ctrl-C or SIGTERM
+            stops them all. On its first run it makes a
             token-signing key pair in <data-dir>/keys (unless TALLY_SIGNING_KEY names one) and the
             notifier's service token, and with --admin a first admin.
             """)
@@ -24,6 +26,12 @@ struct UpCommand: AsyncParsableCommand {
 
     @Option(help: "Worker endpoint. Env: TALLY_GATEWAY_BACKEND.")
     var backend: String = EnvironmentDefaults.backend
+
+    @Option(help: "Where the notifier binds the SUB socket the workers publish events to. Env: TALLY_EVENTS_ENDPOINT.")
+    var eventsEndpoint: String = NotifierDefaults.eventsEndpoint
+
+    @Option(help: "Where the notifier binds the PUB socket of alerts and forwarded events (tally watch). Env: TALLY_ALERTS_ENDPOINT.")
+    var alertsEndpoint: String = NotifierDefaults.alertsEndpoint
 
     @OptionGroup var heartbeat: HeartbeatOptions
 
@@ -43,6 +51,12 @@ struct UpCommand: AsyncParsableCommand {
 
     @OptionGroup var process: ProcessOptions
 
+    func validate() throws {
+        guard try EndpointList.parse(eventsEndpoint, option: "--events-endpoint").count == 1 else {
+            throw ValidationError("--events-endpoint '\(eventsEndpoint)' lists several endpoints; tally up runs one notifier, which binds one")
+        }
+    }
+
     func run() async throws {
         let logger = process.bootstrap(label: "tally.up")
         try FileManager.default.createDirectory(atPath: dataDir, withIntermediateDirectories: true)
@@ -61,12 +75,12 @@ struct UpCommand: AsyncParsableCommand {
             children.append(ChildSpec(
                 name: service,
                 arguments: ["worker", service, "--backend", backend, "--data-dir", dataDir, "--concurrency", "\(concurrency)",
-                            "--capacity", "\(capacity)"] + own + shared))
+                            "--capacity", "\(capacity)", "--events-endpoint", eventsEndpoint] + own + shared))
         }
         children.append(ChildSpec(
             name: "notifier",
             arguments: ["notifier", "--frontend", frontend, "--backend", backend, "--data-dir", dataDir,
-                        "--events-endpoint", NotifierDefaults.eventsEndpoint, "--alerts-endpoint", NotifierDefaults.alertsEndpoint,
+                        "--events-endpoint", eventsEndpoint, "--alerts-endpoint", alertsEndpoint,
                         "--service-token-file", KeyOptions.notifierTokenFile(dataDirectory: dataDir)]
                 + shared))
         logger.info("starting", metadata: ["frontend": "\(frontend)", "data": "\(data.description)"])

@@ -11,6 +11,14 @@ import ZeroMQ
 /// answered and starts there next time. A try on another gateway is a resend like any other: it
 /// happens only within `tries`, so a caller that must not send a request twice (one try, as for a
 /// login) never fails over within that request; its next request starts at the next gateway.
+///
+/// A gateway that cannot be connected to at all (nothing listens at its tcp:// address, no socket
+/// file is at its ipc:// path) is told from one that is slow: each try watches its connection
+/// (`ConnectAttemptMonitor`), and a connection that fails is given up at once, not after
+/// `timeout`. The request was never sent there, so the next gateway in the list is tried without
+/// using up a try; when every gateway listed has failed so, the request fails with
+/// `ClientError.noGateway`, in milliseconds. A gateway that takes the connection gets the whole
+/// `timeout` to answer.
 public struct LazyPirateRequester: Sendable {
     public let context: ZMQContext
     /// The gateways' client endpoints, in the order tried; never empty.
@@ -44,31 +52,63 @@ public struct LazyPirateRequester: Sendable {
 
     /// Sends `body` as one frame; returns the reply's frames.
     public func request(_ body: Data, stop: WakeupSignal? = nil) throws -> [Data] {
-        let first = next.value % endpoints.count
+        var index = next.value % endpoints.count
         var tried: [String] = []
-        for attempt in 0..<tries {
-            let index = (first + attempt) % endpoints.count
+        var unreachable: [String] = []
+        while tried.count < tries, unreachable.count < endpoints.count {
             let endpoint = endpoints[index]
-            tried.append(endpoint)
-            // A fresh socket per try: a REQ socket that sent and got nothing back is stuck.
-            let socket = try ZMQSocket(context: context, type: .req)
-            defer { socket.close() }
-            if let curve { try socket.useCurve(curve) }
-            try socket.connect(endpoint)
-            try socket.send([body])
-            var poller = ZMQPoller()
-            let socketIndex = poller.add(socket)
-            if let stop { poller.add(fileDescriptor: stop.fileDescriptor) }
-            try poller.poll(timeout: timeout)
-            if stop?.isFired == true { break }
-            if poller.isReadable(socketIndex), let reply = try socket.receive(dontWait: true) {
+            switch try attempt(body, at: endpoint, stop: stop) {
+            case .reply(let reply):
                 next.value = index
                 return reply
+            case .stopped:
+                throw ClientError.noReply(endpoint: Self.describe(tried + [endpoint]), tries: tried.count + 1, timeout: timeout)
+            case .unreachable:
+                // Never sent: another gateway may take it, within the same tries.
+                if !unreachable.contains(endpoint) { unreachable.append(endpoint) }
+            case .silent:
+                tried.append(endpoint)
             }
-            // Silence: this gateway may be gone, so whoever asks next starts at the next one.
-            next.value = index + 1
+            // This gateway may be gone, so whoever asks next starts at the next one.
+            index = (index + 1) % endpoints.count
+            next.value = index
         }
+        if tried.isEmpty { throw ClientError.noGateway(endpoint: Self.describe(unreachable)) }
         throw ClientError.noReply(endpoint: Self.describe(tried), tries: tried.count, timeout: timeout)
+    }
+
+    /// How one try ended.
+    private enum Attempt {
+        case reply([Data])
+        /// Connected (or still connecting), and no reply within `timeout`.
+        case silent
+        /// The connection failed before it was ever made: the request was not sent.
+        case unreachable
+        case stopped
+    }
+
+    /// Sends `body` to `endpoint` on a fresh REQ socket (one that sent and got nothing back is
+    /// stuck) and waits for the reply, until `timeout`, `stop`, or the connection failing.
+    private func attempt(_ body: Data, at endpoint: String, stop: WakeupSignal?) throws -> Attempt {
+        let socket = try ZMQSocket(context: context, type: .req)
+        defer { socket.close() }
+        if let curve { try socket.useCurve(curve) }
+        let connection = try ConnectAttemptMonitor(watching: socket, context: context)
+        defer { connection.close() }
+        try socket.connect(endpoint)
+        try socket.send([body])
+        var poller = ZMQPoller()
+        let socketIndex = poller.add(socket)
+        let connectionIndex = poller.add(connection.socket)
+        if let stop { poller.add(fileDescriptor: stop.fileDescriptor) }
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            try poller.poll(timeout: deadline - ContinuousClock.now)
+            if stop?.isFired == true { return .stopped }
+            if poller.isReadable(socketIndex), let reply = try socket.receive(dontWait: true) { return .reply(reply) }
+            if poller.isReadable(connectionIndex), try connection.update() == .failed { return .unreachable }
+        }
+        return .silent
     }
 
     /// The endpoints tried, each once, in the order first tried: "tcp://a" or "tcp://a and tcp://b".

@@ -7,6 +7,8 @@ import ZeroMQ
 ///
 /// Given several gateways, a try that gets no reply is sent again to the next one, within
 /// `tries`, and later calls start at the gateway that answered last (see `LazyPirateRequester`).
+/// A gateway nothing listens at is passed over at once, and when none listens the call fails with
+/// `ClientError.noGateway` without waiting.
 public final class TallyClient: Sendable {
     /// The gateways' client endpoints, in the order tried.
     public let endpoints: [String]
@@ -23,7 +25,7 @@ public final class TallyClient: Sendable {
     /// - Parameters:
     ///   - timeout: how long each try waits; the request's `deadline_ms` is set just under it so
     ///     the gateway gives up (and says so) before the client does.
-    ///   - tries: attempts before `ClientError.noReply`.
+    ///   - tries: attempts before `ClientError.noReply` (`noGateway`, at once, where nothing listens).
     ///   - curve: this client's key pair and the gateway's public key, when the gateway runs CURVE.
     public convenience init(
         endpoint: String, timeout: Duration = .seconds(5), tries: Int = 3, curve: CurveClientKeys? = nil, context: ZMQContext? = nil
@@ -33,7 +35,8 @@ public final class TallyClient: Sendable {
 
     /// - Parameters:
     ///   - endpoints: several gateways' client endpoints, tried in turn; at least one.
-    ///   - tries: attempts, over all the gateways, before `ClientError.noReply`; each waits `timeout`,
+    ///   - tries: attempts, over all the gateways, before `ClientError.noReply`; each waits `timeout`
+    ///     (one at a gateway nothing listens at ends at once and does not count),
     ///     so no call takes much longer than `tries × timeout`. A change sent more than once must
     ///     carry an `idempotency_key`, or it may be applied twice.
     public init(

@@ -69,6 +69,10 @@ enum IdentitySchema {
                     ColumnSchema("last_failure_at_ms", .timestamp),
                 ],
                 primaryKey: ["username"]))
-        }
+        },
+        // Expired throttle rows are found by the time of their last failure (`LoginThrottle.expire`).
+        Migration("identity-v2-throttle-expiry") { session in
+            try session.createIndex("login_throttle_last_failure", on: "login_throttle", columns: ["last_failure_at_ms"])
+        },
     ]
 }

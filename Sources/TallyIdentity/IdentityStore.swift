@@ -28,6 +28,14 @@ public struct IdentityStore: Sendable {
         try store.read { try UserRecord.find($0, username: username) }
     }
 
+    /// Reserves a password check for `username` and commits it, before the password is checked:
+    /// throws `resource_exhausted` while the username is locked (`LoginThrottle.reserveAttempt`).
+    func reserveLoginAttempt(_ username: String, throttle: LoginThrottle, command: String) throws {
+        try changeWithoutStoredResult(command) { change in
+            try throttle.reserveAttempt(change.session, username: username, now: change.now)
+        }
+    }
+
     /// Counts a wrong password for `username` and commits it, before the login is refused.
     func recordFailedLogin(_ username: String, throttle: LoginThrottle, command: String) throws {
         try changeWithoutStoredResult(command) { change in

@@ -5,9 +5,10 @@ import TallyStorage
 /// `identity.login`: a username and password in, a new session's access and refresh tokens out.
 ///
 /// A wrong password and an unknown username get the same answer after the same work (a user who
-/// does not exist is checked against a decoy hash). Wrong passwords are counted per username and
-/// slow further tries down (`LoginThrottle`). The hashing runs outside any transaction, so slow
-/// logins never hold up other writers.
+/// does not exist is checked against a decoy hash). Every attempt is counted per username before
+/// its password is checked, and cleared when it is right, so wrong passwords slow further tries
+/// down exactly however many arrive at once (`LoginThrottle`). The hashing runs outside any
+/// transaction, so slow logins never hold up other writers.
 enum LoginCommand {
     static let wrongCredentials = TallyError(.unauthenticated, "the username or password is wrong")
 
@@ -16,15 +17,11 @@ enum LoginCommand {
         let username = try Username.read(args)
         let password = try Password.read(args, "password")
         let throttle = identity.settings.throttle
-        let (user, failures) = try identity.store.store.read { session in
-            (try UserRecord.find(session, username: username), try LoginThrottle.record(session, username: username))
-        }
-        try throttle.check(failures, username: username, now: Timestamp.now())
+        let user = try identity.store.user(named: username)
+        try identity.store.reserveLoginAttempt(username, throttle: throttle, command: context.command)
         let hash = user?.kind == .person ? user?.passwordHash : nil
-        guard identity.passwords.verify(password, against: hash), let user, let hash else {
-            try identity.store.recordFailedLogin(username, throttle: throttle, command: context.command)
-            throw wrongCredentials
-        }
+        // A wrong password stays counted: the reservation was.
+        guard identity.passwords.verify(password, against: hash), let user, let hash else { throw wrongCredentials }
         let stronger = identity.passwords.needsRehash(hash) ? try identity.passwords.hash(password) : nil
         let tokens: SessionTokens? = try identity.store.changeWithoutStoredResult(context.command) { change in
             // The password checked must still be the user's: it may have changed meanwhile.

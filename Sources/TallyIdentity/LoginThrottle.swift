@@ -7,8 +7,16 @@ import TallyStorage
 /// as the one before (1 s, 2 s, 4 s, ... up to `longestLock`). A right password clears the count;
 /// failures more than `forgetAfter` apart start counting afresh.
 ///
-/// The lock is checked before the password is, so guesses during a lock cost the guesser a
-/// refusal and the server no hashing. Someone who knows a username can keep its owner locked out
+/// Each attempt is counted before its password is checked, in the same write transaction that
+/// checks the lock (`reserveAttempt`), and a right password clears the count. So the limit is
+/// exact however many threads and processes try one username at once: the sixth of twenty
+/// concurrent guesses finds five counted and is refused, where counting after the hashing let
+/// every guess that read the count before the fifth was written through. Guesses during a lock
+/// cost the guesser a refusal and the server no hashing.
+///
+/// A row is kept only while it can matter: once its failures are forgotten and any lock has
+/// passed, later writes delete it (`expire`), so guessing many usernames cannot grow the table
+/// without bound. Someone who knows a username can keep its owner locked out
 /// for `longestLock` at a time; that is the price of slowing guessing per account, and why the
 /// lock is short.
 public struct LoginThrottle: Sendable {
@@ -56,7 +64,33 @@ public struct LoginThrottle: Sendable {
             "too many wrong passwords for '\(username)'; try again after \(Timestamp.rfc3339(until)) (in \(seconds) s)")
     }
 
-    /// Counts a wrong password for `username`, in its own committed transaction.
+    /// The most expired rows one write deletes: bounded work per login, and more than the one row
+    /// a login can add, so the table shrinks back to the usernames tried within the window.
+    static let expiredRowsPerWrite = 100
+
+    /// Reserves a password check for `username`, in a write transaction that commits before the
+    /// password is checked: refuses it while the username is locked, else counts it as a failure
+    /// (which `clear` undoes if the password is right), and expires a bounded number of rows whose
+    /// window has passed.
+    func reserveAttempt(_ session: any SQLSession, username: String, now: Int64) throws {
+        try check(try Self.record(session, username: username), username: username, now: now)
+        try recordFailure(session, username: username, now: now)
+        try expire(session, now: now)
+    }
+
+    /// How long after its last failure a row still counts or locks: then it is as good as absent.
+    var window: Duration { max(forgetAfter, longestLock) }
+
+    /// Deletes up to `expiredRowsPerWrite` rows whose `window` has passed.
+    func expire(_ session: any SQLSession, now: Int64) throws {
+        let expired = now - window.milliseconds
+        try session.execute("""
+            DELETE FROM login_throttle WHERE username IN (
+                SELECT username FROM login_throttle WHERE last_failure_at_ms < \(timestamp: expired) LIMIT \(Self.expiredRowsPerWrite))
+            """)
+    }
+
+    /// Counts a wrong password for `username`.
     func recordFailure(_ session: any SQLSession, username: String, now: Int64) throws {
         let stale = now - forgetAfter.milliseconds
         try session.execute("""

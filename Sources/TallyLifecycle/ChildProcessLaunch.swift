@@ -24,6 +24,21 @@ extension Process {
     public func runAlone() throws {
         try launching.withLock { _ in try run() }
     }
+
+    /// Starts the process as `runAlone` does, its standard output and error on a new pipe made
+    /// under the same lock, and returns the pipe (this process keeps its read end only). A pipe
+    /// made outside it could be inherited the same way by a child started at that moment, which
+    /// would hold its write end open: the reader would see end of file only when that other
+    /// child exits, and `tally up` would wait for a failed child's last lines for ever.
+    public func runAloneWithOutputPipe() throws -> Pipe {
+        try launching.withLock { _ in
+            let output = Pipe()
+            standardOutput = output
+            standardError = output
+            try run()
+            return output
+        }
+    }
 }
 
 /// Held while one `Process.run()` is under way in this process.

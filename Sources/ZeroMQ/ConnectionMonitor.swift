@@ -39,14 +39,11 @@ public final class ConnectionMonitor {
     public func update() throws -> Bool {
         var changed = false
         while let frames = try socket.receive(dontWait: true) {
-            // libzmq's first frame: the event (16 bits) then its value (32 bits, here the file
-            // descriptor), in host byte order; the second names the endpoint.
-            guard let head = frames.first, head.count == 6 else { continue }
-            let event = head.withUnsafeBytes { $0.loadUnaligned(as: UInt16.self) }
-            let descriptor = head.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: 2, as: UInt32.self) }
-            switch Int32(event) {
-            case ZMQ_EVENT_ACCEPTED: changed = open.insert(descriptor).inserted || changed
-            case ZMQ_EVENT_DISCONNECTED: changed = open.remove(descriptor) != nil || changed
+            // The value of both events is the connection's file descriptor.
+            guard let event = MonitorEvent(frames: frames) else { continue }
+            switch event.event {
+            case ZMQ_EVENT_ACCEPTED: changed = open.insert(event.value).inserted || changed
+            case ZMQ_EVENT_DISCONNECTED: changed = open.remove(event.value) != nil || changed
             default: break
             }
         }

@@ -1,6 +1,9 @@
 import Foundation
+import Synchronization
 import TallyIdentity
 import TallyProtocol
+import TallyStorage
+import TallyTesting
 import Testing
 
 @testable import TallyIdentity
@@ -49,6 +52,53 @@ import Testing
         let ghost = try #require(identity.error("identity.login", ["username": "ghost", "password": "a wrong guess"]))
         #expect(ghost.code == .resourceExhausted)
         #expect(ghost.message.replacingOccurrences(of: "ghost", with: "ann").prefix(40) == locked.message.prefix(40))
+    }
+
+    /// Twenty wrong passwords for one username at once, from two services on one database (two
+    /// workers): exactly the free ones get their password checked, however the attempts
+    /// interleave, because each is counted in the database before its hashing starts.
+    @Test func concurrentWrongPasswordsGetExactlyTheFreeChecks() throws {
+        let throttle = LoginThrottle(freeFailures: 5, firstLock: .seconds(3600))
+        let identity = try IdentityHarness(throttle: throttle)
+        try identity.signUp("ann")
+        let workers = [identity.service, try identity.secondService(throttle: throttle, passwordCost: ScryptParameters.weakestAccepted)]
+        let start = DispatchSemaphore(value: 0)
+        let done = DispatchGroup()
+        let codes = Mutex<[ErrorCode?]>([])
+        for index in 0..<20 {
+            done.enter()
+            Thread {
+                start.wait()
+                let error = ServiceHarness(workers[index % 2]).error("identity.login", ["username": "ann", "password": "a wrong guess"])
+                codes.withLock { $0.append(error?.code) }
+                done.leave()
+            }.start()
+        }
+        for _ in 0..<20 { start.signal() }
+        done.wait()
+        let answered = codes.withLock { $0 }
+        #expect(answered.filter { $0 == .unauthenticated }.count == 5, "password checks: \(answered)")
+        #expect(answered.filter { $0 == .resourceExhausted }.count == 15)
+    }
+
+    /// A throttle row whose window has passed is deleted by a later login, of anyone: the table
+    /// holds the usernames tried lately, not every username ever tried.
+    @Test func aLoginDeletesThrottleRowsWhoseWindowHasPassed() throws {
+        let identity = try IdentityHarness()
+        try identity.signUp("ann")
+        _ = identity.error("identity.login", ["username": "ghost", "password": "a wrong guess"])
+        let window = LoginThrottle().window.milliseconds
+        let stale = Timestamp.now() - window - 1000
+        let recent = Timestamp.now() - window + 60_000
+        _ = try identity.store.change(ChangeRequest(command: "test", key: nil, scope: "test", fingerprint: .null)) { change in
+            try change.session.execute("UPDATE login_throttle SET last_failure_at_ms = \(timestamp: stale) WHERE username = 'ghost'")
+            try change.session.execute(
+                "INSERT INTO login_throttle (username, failures, last_failure_at_ms) VALUES ('phantom', 3, \(timestamp: recent))")
+            return 0
+        }
+        _ = try identity.logIn("ann")
+        let left = try identity.store.read { try $0.fetchValues("SELECT username FROM login_throttle ORDER BY username", as: String.self) }
+        #expect(left == ["phantom"], "ghost's window has passed, phantom's has not, ann's login cleared hers")
     }
 
     @Test func aRightPasswordBeforeTheLockClearsTheCount() throws {

@@ -33,30 +33,61 @@ import Testing
         }
     }
 
+    /// A gateway that takes the connection and never answers (a host up, a gateway stuck) gets the
+    /// whole wait, every try.
     @Test func callGivesUpWithAClearMessageWhenNobodyAnswers() async throws {
         let stack = try TallyStack()
-        let silent = "ipc://\(stack.directory.path)/nobody"
-        let result = try await tally(["call", "system.ping", "--endpoint", silent, "--timeout-ms", "200", "--retries", "2"], in: stack)
+        let silent = try LoopbackListener()
+        let clock = ContinuousClock()
+        let start = clock.now
+        let result = try await tally(["call", "system.ping", "--endpoint", silent.endpoint, "--timeout-ms", "200", "--retries", "2"], in: stack)
+        let elapsed = clock.now - start
         await stack.stop()
         #expect(result.status == 2)
-        #expect(result.log.contains("no reply"))
-        #expect(result.log.contains("3 tries"))
+        #expect(result.log.contains("no reply from \(silent.endpoint) after 3 tries"), "\(result.log)")
+        #expect(elapsed >= .milliseconds(600), "three tries of 200 ms")
+        withExtendedLifetime(silent) {}
+    }
+
+    /// Where nothing accepts connections (no process on the port, no socket file), `tally call`,
+    /// `tally health` and `tally status --once` say "no gateway" at once, not after their timeout
+    /// (and `call`'s retries): each is given 10 minutes a try and must be done, process start
+    /// included, within a minute. (On an idle machine it takes well under a second; beside the
+    /// other tests of a run, starting a `tally` process has taken 15 s.)
+    @Test func clientCommandsSayNoGatewayAtOnceWhereNothingListens() async throws {
+        let stack = try TallyStack()
+        // Bound and not listening: connections are refused, and no other test can take the port.
+        let refusing = try LoopbackListener(listening: false)
+        let closedPort = refusing.endpoint
+        let noSocketFile = "ipc://\(stack.directory.path)/nobody"
+        let clock = ContinuousClock()
+        for (endpoint, command) in [
+            (closedPort, ["call", "system.ping"]), (noSocketFile, ["call", "system.ping"]), (closedPort, ["health"]),
+            (closedPort, ["status", "--once"]),
+        ] {
+            let start = clock.now
+            let process = try stack.launch("cli", command + ["--endpoint", endpoint, "--timeout-ms", "600000"])
+            let exited = await process.waitForExit(timeout: .seconds(60))
+            let elapsed = clock.now - start
+            #expect(exited, "\(command) at \(endpoint) still running after \(elapsed)")
+            #expect(process.exitStatus == 2, "\(command): \(process.log)")
+            #expect(process.log.contains("no gateway at \(endpoint)"), "\(command): \(process.log)")
+        }
+        await stack.stop()
+        withExtendedLifetime(refusing) {}
     }
 
     @Test func upRunsTheStackRestartsChildrenAndStopsCleanly() async throws {
         let stack = try TallyStack()
         // A data directory of its own: tally up makes the keys there on its first run.
         let dataDir = stack.directory.appendingPathComponent("up-data").path
-        // The notifier's sockets private to this test, so parallel runs never meet.
-        let notifierEndpoints = [
-            "TALLY_EVENTS_ENDPOINT": "ipc://\(stack.directory.path)/up-events", "TALLY_ALERTS_ENDPOINT": "ipc://\(stack.directory.path)/up-alerts",
-        ]
         let up = try stack.launch(
             "up",
             ["up", "--frontend", stack.frontend, "--backend", stack.backend, "--data-dir", dataDir, "--heartbeat-ms", "200",
+             // The notifier's sockets private to this test, so parallel runs never meet.
+             "--events-endpoint", "ipc://\(stack.directory.path)/up-events", "--alerts-endpoint", "ipc://\(stack.directory.path)/up-alerts",
              // 5 s of silence before a worker counts as dead: a loaded machine can pause a process for 600 ms.
-             "--liveness", "25", "--admin", "olga"],
-            environment: notifierEndpoints)
+             "--liveness", "25", "--admin", "olga"])
         do {
             // tally up is ready when every child is: the gateway bound, each worker registered.
             try await up.waitUntilReady()
@@ -105,18 +136,47 @@ import Testing
         }
         await stack.stop()
     }
+
+    /// A gateway whose port is taken cannot start: tally up says which child, and why in the
+    /// child's own words, stops the others and exits non-zero, instead of restarting it forever.
+    @Test func upFailsAndSaysWhichChildCannotStart() async throws {
+        let stack = try TallyStack()
+        let taken = try LoopbackListener()
+        let dataDir = stack.directory.appendingPathComponent("up-data").path
+        let up = try stack.launch(
+            "up",
+            ["up", "--frontend", taken.endpoint, "--backend", stack.backend, "--data-dir", dataDir,
+             "--events-endpoint", "ipc://\(stack.directory.path)/up-events", "--alerts-endpoint", "ipc://\(stack.directory.path)/up-alerts"])
+        let exited = await up.waitForExit(timeout: .seconds(60))
+        let survivors = processes { $0.contains(dataDir) }
+        let log = up.log
+        await stack.stop()
+        #expect(exited, "\(log)")
+        #expect(up.exitStatus != nil && up.exitStatus != 0, "\(log)")
+        #expect(log.contains("gateway could not start: it exited (status "), "\(log)")
+        #expect(log.contains("before it was ready, 3 times in a row; its last lines:"), "\(log)")
+        #expect(log.contains("Address already in use"), "the gateway's own words: \(log)")
+        #expect(survivors.isEmpty, "no child outlives tally up: \(survivors)")
+        withExtendedLifetime(taken) {}
+    }
 }
 
 /// Processes whose parent is `parent`, from /proc.
 private func childProcesses(of parent: Int32) -> [(pid: Int32, commandLine: String)] {
+    processes { _ in true }.filter { process in
+        guard let status = try? String(contentsOfFile: "/proc/\(process.pid)/status", encoding: .utf8),
+            let line = status.split(separator: "\n").first(where: { $0.hasPrefix("PPid:") })
+        else { return false }
+        return Int32(line.dropFirst(5).trimmingCharacters(in: .whitespaces)) == parent
+    }
+}
+
+/// Processes whose command line (arguments joined by spaces) passes `filter`, from /proc.
+private func processes(_ filter: (String) -> Bool) -> [(pid: Int32, commandLine: String)] {
     let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
     return entries.compactMap { entry -> (Int32, String)? in
-        guard let pid = Int32(entry),
-            let status = try? String(contentsOfFile: "/proc/\(entry)/status", encoding: .utf8),
-            let line = status.split(separator: "\n").first(where: { $0.hasPrefix("PPid:") }),
-            Int32(line.dropFirst(5).trimmingCharacters(in: .whitespaces)) == parent,
-            let raw = FileManager.default.contents(atPath: "/proc/\(entry)/cmdline")
-        else { return nil }
-        return (pid, String(decoding: raw.map { $0 == 0 ? UInt8(ascii: " ") : $0 }, as: UTF8.self))
+        guard let pid = Int32(entry), let raw = FileManager.default.contents(atPath: "/proc/\(entry)/cmdline") else { return nil }
+        let commandLine = String(decoding: raw.map { $0 == 0 ? UInt8(ascii: " ") : $0 }, as: UTF8.self)
+        return filter(commandLine) ? (pid, commandLine) : nil
     }
 }

@@ -47,7 +47,9 @@ import Testing
     /// tries, never beyond them, and the error names every gateway tried.
     @Test func aClientFailsOverOnlyWithinItsTries() async throws {
         try await TallyStack.with() { stack in
-            let silent = "ipc://\(stack.directory.path)/no-gateway-frontend"
+            // Gateways that take the connection and never answer.
+            let listeners = [try LoopbackListener(), try LoopbackListener()]
+            let silent = listeners[0].endpoint
             // Long enough for the live gateway to answer on a loaded machine: each silent try waits it out.
             let timeout = Duration.seconds(2)
 
@@ -70,12 +72,43 @@ import Testing
 
             // Every gateway silent: the error names each of them.
             let neither = try stack.client(
-                endpoints: [silent, "\(silent)-too"], timeout: .milliseconds(100), tries: 3)
+                endpoints: [silent, listeners[1].endpoint], timeout: .milliseconds(100), tries: 3)
             await #expect {
                 _ = try await neither.call("system.ping")
             } throws: { error in
-                "\(error)".contains("no reply from \(silent) and \(silent)-too after 3 tries")
+                "\(error)".contains("no reply from \(silent) and \(listeners[1].endpoint) after 3 tries")
             }
+            withExtendedLifetime(listeners) {}
+        }
+    }
+
+    /// A gateway nothing listens at is passed over at once, without using up a try: the request
+    /// was never sent there, so even a one-try call goes on to the next gateway. When none
+    /// listens, the error says so, in milliseconds, naming each.
+    @Test func aClientPassesOverGatewaysNothingListensAt() async throws {
+        try await TallyStack.with() { stack in
+            // Bound and not listening: connections are refused, and no other test can take the port.
+            let refusing = try LoopbackListener(listening: false)
+            let closed = refusing.endpoint
+            defer { withExtendedLifetime(refusing) {} }
+            let noSocketFile = "ipc://\(stack.directory.path)/no-gateway-frontend"
+            // Far longer than any call takes here, however loaded the machine.
+            let timeout = Duration.seconds(60)
+            let clock = ContinuousClock()
+
+            let once = try stack.client(endpoints: [closed, stack.frontend], timeout: timeout, tries: 1)
+            var start = clock.now
+            #expect(try await once.call("system.ping").isOK)
+            #expect(clock.now - start < timeout, "no wait for the gateway that is not there")
+
+            let none = try stack.client(endpoints: [closed, noSocketFile], timeout: timeout, tries: 3)
+            start = clock.now
+            await #expect {
+                _ = try await none.call("system.ping")
+            } throws: { error in
+                "\(error)".contains("no gateway at \(closed) and \(noSocketFile)")
+            }
+            #expect(clock.now - start < timeout, "no wait at all")
         }
     }
 
@@ -88,7 +121,9 @@ import Testing
                 #expect(await process.waitForExit(timeout: .seconds(20)))
                 return (process.exitStatus ?? -1, process.log)
             }
-            let silent = "ipc://\(stack.directory.path)/no-gateway-frontend"
+            let listeners = [try LoopbackListener(), try LoopbackListener()]
+            let silent = listeners[0].endpoint
+            defer { withExtendedLifetime(listeners) {} }
             let call = try await tally(
                 ["call", "calc.tip", #"{"amount":"10.00","tip_percent":"10","currency":"USD"}"#,
                  "--endpoint", "\(silent),\(stack.frontend)", "--timeout-ms", "2000", "--retries", "1"])
@@ -96,7 +131,7 @@ import Testing
             #expect(call.log.contains(#""total":"11.00""#), "\(call.log)")
 
             let none = try await tally(
-                ["call", "system.ping", "--endpoint", "\(silent),\(silent)-too", "--timeout-ms", "100", "--retries", "0"])
+                ["call", "system.ping", "--endpoint", "\(silent),\(listeners[1].endpoint)", "--timeout-ms", "100", "--retries", "0"])
             #expect(none.status == 2)
             #expect(none.log.contains("no reply from \(silent) after 1 try"), "\(none.log)")
 

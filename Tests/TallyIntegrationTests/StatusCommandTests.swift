@@ -112,9 +112,10 @@ import Testing
 
     @Test func exitsTwoWhenTheGatewayDoesNotAnswer() async throws {
         let stack = try TallyStack()
-        let silent = "ipc://\(stack.directory.path)/nobody"
-        let run = try await status(["--once", "--endpoint", silent, "--timeout-ms", "200"], in: stack)
+        let silent = try LoopbackListener()
+        let run = try await status(["--once", "--endpoint", silent.endpoint, "--timeout-ms", "200"], in: stack)
         await stack.stop()
+        withExtendedLifetime(silent) {}
         #expect(run.status == 2)
         #expect(run.output.contains("no reply"), "\(run.output)")
     }

@@ -43,6 +43,39 @@ import Testing
         #expect(try fast.write { try $0.fetchValue("PRAGMA synchronous", as: Int.self) } == 1, "NORMAL")
     }
 
+    /// The database, its log and shared memory, its lock files, a backup and a restored copy are
+    /// all mode 0600 under a umask that lets anyone read new files (as most systems' default
+    /// does): they hold password hashes and balances.
+    @Test func everyFileTheEngineMakesIsPrivateUnderALooseUmask() throws {
+        let previous = umask(0o022)
+        defer { umask(previous) }
+        let engine = try engine()
+        _ = try engine.write { try $0.execute("INSERT INTO entry (writer) VALUES ('a')") }
+        let backup = directory.path + "/backups/ledger-copy.sqlite"
+        for made in ["backups", "restored"] {
+            try FileManager.default.createDirectory(atPath: directory.path + "/" + made, withIntermediateDirectories: true)
+        }
+        try engine.backup(to: backup)
+        try SQLiteEngine.restore(directory: directory.path + "/restored", name: "ledger", from: backup)
+        let restored = try SQLiteEngine(directory: directory.path + "/restored", name: "ledger")
+        #expect(try restored.read { try $0.fetchValue("SELECT COUNT(*) FROM entry", as: Int.self) } == 1)
+
+        var modes: [String: String] = [:]
+        let files = try #require(FileManager.default.enumerator(atPath: directory.path))
+        for case let file as String in files {
+            let attributes = try FileManager.default.attributesOfItem(atPath: directory.path + "/" + file)
+            guard attributes[.type] as? FileAttributeType == .typeRegular else { continue }
+            modes[file] = String((attributes[.posixPermissions] as? Int) ?? -1, radix: 8)
+        }
+        for name in ["ledger.sqlite", "ledger.sqlite-wal", "ledger.sqlite-shm", "ledger.sqlite.in-use", "backups/ledger-copy.sqlite",
+            "restored/ledger.sqlite", "restored/ledger.sqlite-wal", "restored/ledger.sqlite-shm"]
+        {
+            #expect(modes[name] != nil, "\(name) is among \(modes.keys.sorted())")
+        }
+        #expect(modes.filter { $0.value != "600" }.isEmpty, "\(modes)")
+        withExtendedLifetime((engine, restored)) {}
+    }
+
     /// Commits never checkpoint (`wal_autocheckpoint` is 0 on the engine's connections): the
     /// engine's own thread copies the log into the database file once enough commits were made.
     @Test func theLogIsCopiedIntoTheDatabaseFileOffTheCommitPath() async throws {

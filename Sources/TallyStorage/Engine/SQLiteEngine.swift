@@ -15,6 +15,11 @@ import Darwin
 /// IMMEDIATE, so a writer that finds another process writing waits (busy timeout) instead of
 /// failing; and migrations run under an exclusive file lock so two workers starting together
 /// never race. Every worker process of the service on the host shares the file.
+///
+/// Every file it makes is private to its owner (mode 0600), whatever the process's umask: the
+/// databases hold password hashes and balances. Each database file is created 0600 before SQLite
+/// opens it (`createPrivateDatabase`), and SQLite gives the files it makes beside one (`-wal`,
+/// `-shm`, `-journal`) the database file's own mode; the lock files are created 0600 too.
 public final class SQLiteEngine: StorageEngine {
     public let dialect = SQLDialect.sqlite
     public let path: String
@@ -41,6 +46,7 @@ public final class SQLiteEngine: StorageEngine {
     ) throws {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         path = URL(fileURLWithPath: directory).appendingPathComponent("\(name).sqlite").path
+        try Self.createPrivateDatabase(path)
         inUse = try Self.lockFile(path + ".in-use", exclusive: false, wait: true)!
         var configuration = Configuration()
         configuration.busyMode = .timeout(Double(busyTimeout.components.seconds) + Double(busyTimeout.components.attoseconds) / 1e18)
@@ -105,6 +111,7 @@ public final class SQLiteEngine: StorageEngine {
     /// file at `destination`: the copy is the database as it was when the backup began, every
     /// committed change up to then and none after. `progress` hears (pages copied, pages in all).
     public func backup(to destination: String, progress: ((Int, Int) -> Void)? = nil) throws {
+        try Self.createPrivateDatabase(destination)
         try translatingErrors {
             let target = try DatabaseQueue(path: destination)
             try pool.backup(to: target, pagesPerStep: progress == nil ? -1 : 256) { step in
@@ -130,6 +137,7 @@ public final class SQLiteEngine: StorageEngine {
             var readOnly = Configuration()
             readOnly.readonly = true
             let backup = try DatabaseQueue(path: source, configuration: readOnly)
+            try createPrivateDatabase(path)
             let target = try DatabasePool(path: path)
             try backup.backup(to: target, pagesPerStep: progress == nil ? -1 : 256) { step in
                 progress?(step.completedPageCount, step.totalPageCount)
@@ -167,10 +175,26 @@ public final class SQLiteEngine: StorageEngine {
         }
     }
 
+    /// Creates `path` as an empty database file (which SQLite reads as an empty database) with mode
+    /// 0600, when it does not exist yet. SQLite would create it with mode 0644 less the umask;
+    /// made here first, it is private, and so are the `-wal`, `-shm` and `-journal` files SQLite
+    /// makes beside it, which take its mode (SQLite's unix VFS sets it on each when it creates it,
+    /// whatever the umask). An existing file keeps its mode.
+    static func createPrivateDatabase(_ path: String) throws {
+        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        if fd < 0 {
+            guard errno == EEXIST else {
+                throw StorageFailure(location: "sqlite:\(path)", detail: "cannot create: \(String(cString: strerror(errno)))")
+            }
+            return
+        }
+        close(fd)
+    }
+
     /// Opens (creating) `path` and locks it: shared or exclusive, waiting or not. Returns the
     /// descriptor holding the lock, or nil when `wait` is false and the lock is held elsewhere.
     private static func lockFile(_ path: String, exclusive: Bool, wait: Bool) throws -> Int32? {
-        let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
         guard fd >= 0 else {
             throw StorageFailure(location: "sqlite:\(path)", detail: "cannot open the lock file: \(String(cString: strerror(errno)))")
         }
@@ -204,7 +228,7 @@ public final class SQLiteEngine: StorageEngine {
 
     /// Holds an exclusive advisory lock on `path` (created if needed) while `body` runs.
     static func withFileLock<T>(_ path: String, _ body: () throws -> T) throws -> T {
-        let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
         guard fd >= 0 else { throw StorageFailure(location: "sqlite:\(path)", detail: "cannot open the lock file: \(String(cString: strerror(errno)))") }
         defer { close(fd) }
         while flock(fd, LOCK_EX) != 0 && errno == EINTR {}
