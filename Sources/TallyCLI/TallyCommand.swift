@@ -11,7 +11,7 @@ public struct TallyCommand: AsyncParsableCommand {
             In production run `tally gateway` once and `tally worker <service>` as often as needed.
             """,
         subcommands: [
-            UpCommand.self, GatewayCommand.self, WorkerCommand.self, CallCommand.self, LoginCommand.self, LogoutCommand.self,
+            UpCommand.self, GatewayCommand.self, WorkerCommand.self, CallCommand.self, DescribeCommand.self, LoginCommand.self, LogoutCommand.self,
             CurrencyCommand.self, NotifierCommand.self, WatchCommand.self, KeysCommand.self, IdentityCommand.self,
             BackupCommand.self, RestoreCommand.self, MigrateDataCommand.self, HealthCommand.self, StatusCommand.self,
         ]

@@ -35,6 +35,9 @@ public struct GatewayConfiguration: Sendable {
     /// second worker, and which services exist before any worker registers (requests for them
     /// wait for a worker instead of failing as unknown).
     public var catalog: CommandCatalog
+    /// The JSON Schemas of the catalog's commands, which `system.describe` serves (the `tally`
+    /// binary embeds the repository's `schemas/`); empty, it describes the commands without them.
+    public var schemas: SchemaLibrary
     /// CURVE on the frontend (ZAP domain `client`) and the backend (domain `worker`), with the
     /// gateway's key pair; nil serves both in plain text. The process's `ZAPHandler` decides who
     /// connects; the broker also checks each worker's READY against the services its key allows.
@@ -53,6 +56,7 @@ public struct GatewayConfiguration: Sendable {
         maximumHeldReplies: Int = 200_000,
         drainTimeout: Duration = .seconds(5),
         catalog: CommandCatalog = CommandCatalog(CommandCatalog.gateway),
+        schemas: SchemaLibrary = SchemaLibrary(),
         curve: CurveKeyPair? = nil
     ) {
         self.frontendEndpoint = frontendEndpoint
@@ -67,6 +71,7 @@ public struct GatewayConfiguration: Sendable {
         self.maximumHeldReplies = maximumHeldReplies
         self.drainTimeout = drainTimeout
         self.catalog = catalog
+        self.schemas = schemas
         self.curve = curve
     }
 
