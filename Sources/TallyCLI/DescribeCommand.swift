@@ -117,6 +117,12 @@ enum DescribeText {
         if let types = property["type"]?.arrayValue?.compactMap(\.stringValue) { return types.joined(separator: " or ") }
         if let values = property["enum"]?.arrayValue { return "one of " + values.map(\.compactDescription).joined(separator: ", ") }
         if let value = property["const"] { return "always \(value.compactDescription)" }
+        // Alternatives, as amounts are written: a decimal string or an integer, or null.
+        if let branches = (property["anyOf"] ?? property["oneOf"])?.arrayValue {
+            var names: [String] = []
+            for name in branches.map(typeName(of:)) where !names.contains(name) { names.append(name) }
+            return names.joined(separator: " or ")
+        }
         return "see the schema"
     }
 }
