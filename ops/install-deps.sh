@@ -2,8 +2,8 @@
 # Installs what building and testing Tally needs on Debian or Ubuntu, and nothing when it is
 # already there: libzmq (ZeroMQ) with pkg-config, PostgreSQL's server programs (initdb, pg_ctl:
 # the PostgreSQL engine's tests start a throwaway cluster of their own), Python's jsonschema for
-# the contract tests, and check-jsonschema (the Compose Specification's schema, vendored) for
-# ops/check-deploy.sh.
+# the contract tests, pyzmq for the tests that run examples/python, and check-jsonschema (the
+# Compose Specification's schema, vendored) for ops/check-deploy.sh.
 # Swift itself (6.0 or later) is expected to be installed already.
 set -euo pipefail
 
@@ -30,6 +30,11 @@ if ! python3 -c 'import jsonschema, referencing' 2>/dev/null; then
     python3 -m pip install --quiet jsonschema || as_root apt-get install -y -qq python3-jsonschema
 fi
 echo "jsonschema $(python3 -c 'import jsonschema; print(jsonschema.__version__)' 2>/dev/null || python3 -c 'from importlib.metadata import version; print(version("jsonschema"))')"
+
+if ! python3 -c 'import zmq' 2>/dev/null; then
+    python3 -m pip install --quiet pyzmq || as_root apt-get install -y -qq python3-zmq
+fi
+echo "pyzmq $(python3 -c 'import zmq; print(zmq.__version__)')"
 
 if ! python3 -m check_jsonschema --version >/dev/null 2>&1; then
     python3 -m pip install --quiet check-jsonschema

@@ -61,7 +61,20 @@ struct CallCommand: AsyncParsableCommand {
         let terminal = isatty(STDOUT_FILENO) == 1
         FileHandle.standardOutput.write(terminal ? JSONIndenter.indent(body) : body)
         FileHandle.standardOutput.write(Data("\n".utf8))
-        if !isOK(body) { throw ExitCode(1) }
+        guard let reply = try? Reply.decode(body), reply.isOK else {
+            if let hint = Self.describeHint(for: (try? Reply.decode(body))?.error, command: command) {
+                FileHandle.standardError.write(Data("tally: \(hint)\n".utf8))
+            }
+            throw ExitCode(1)
+        }
+    }
+
+    /// Where to look when the args or the command were wrong: `tally describe`.
+    static func describeHint(for error: TallyError?, command: String) -> String? {
+        guard let error, error.code == .invalidArgument || error.code == .unimplemented, let field = error.field else { return nil }
+        if field == "args" || field.hasPrefix("args.") { return "what \(command) takes: tally describe \(command)" }
+        if field == "command" { return "the commands there are: tally describe \(Envelope.service(of: command))" }
+        return nil
     }
 
     /// The token to send: --token or TALLY_TOKEN, else the login stored for this endpoint
@@ -70,9 +83,5 @@ struct CallCommand: AsyncParsableCommand {
         if let token = token ?? EnvironmentDefaults.token { return token }
         if ServiceCatalog.commands.command(named: command)?.access == .open { return nil }
         return try await LoginStore.standard.accessToken(for: connection.endpoint, client: try connection.client())
-    }
-
-    private func isOK(_ body: Data) -> Bool {
-        (try? Reply.decode(body))?.isOK ?? false
     }
 }

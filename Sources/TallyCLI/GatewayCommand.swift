@@ -74,7 +74,8 @@ struct GatewayCommand: AsyncParsableCommand {
             frontendEndpoint: frontend, backendEndpoint: backend, heartbeatInterval: heartbeat.interval,
             liveness: heartbeat.liveness, maximumMessageBytes: maxMessageBytes, defaultDeadline: .milliseconds(defaultDeadlineMs),
             maximumQueueDepth: maxQueueDepth, maximumClientRequests: maxClientRequests, maximumHeldReplies: maxHeldReplies,
-            drainTimeout: .milliseconds(drainTimeoutMs), drainQuietPeriod: .milliseconds(drainQuietMs), catalog: ServiceCatalog.commands, curve: keys)
+            drainTimeout: .milliseconds(drainTimeoutMs), drainQuietPeriod: .milliseconds(drainQuietMs), catalog: ServiceCatalog.commands,
+            schemas: ServiceCatalog.schemas, curve: keys)
         let readiness = Readiness(parts: ["gateway"])
         let gateway = GatewayService(
             configuration: configuration, context: context, logger: logger, readiness: readiness.reporter(for: "gateway"))

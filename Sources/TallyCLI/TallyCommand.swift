@@ -12,7 +12,7 @@ public struct TallyCommand: AsyncParsableCommand {
             as needed: ops/README.md.
             """,
         subcommands: [
-            UpCommand.self, GatewayCommand.self, WorkerCommand.self, CallCommand.self, LoginCommand.self, LogoutCommand.self,
+            UpCommand.self, GatewayCommand.self, WorkerCommand.self, CallCommand.self, DescribeCommand.self, LoginCommand.self, LogoutCommand.self,
             CurrencyCommand.self, NotifierCommand.self, WatchCommand.self, KeysCommand.self, IdentityCommand.self,
             BackupCommand.self, RestoreCommand.self, MigrateDataCommand.self, HealthCommand.self, StatusCommand.self,
         ]

@@ -241,7 +241,7 @@ final class Broker {
         let known = workers[identity]
         known?.expiry = now + workerExpiry
         switch message {
-        case .ready(let service, let capacity):
+        case .ready(let service, let capacity, let descriptionFrame):
             guard known == nil else {
                 removeWorker(identity, reason: "sent READY twice", notify: true)
                 return
@@ -258,10 +258,22 @@ final class Broker {
                 _ = transport.sendToWorker([identity] + Majordomo.BrokerMessage.disconnect.frames)
                 return
             }
+            // The catalog describes Tally's own services; a worker describes any other.
+            var description: WorkerDescription?
+            if let descriptionFrame, !tallyServices.contains(service) {
+                do {
+                    description = try WorkerDescription.decode(descriptionFrame, service: service)
+                } catch {
+                    logger.warning("refused a worker: its READY describes its commands wrongly", metadata: ["service": "\(service)", "reason": "\(error.message)"])
+                    _ = transport.sendToWorker([identity] + Majordomo.BrokerMessage.disconnect.frames)
+                    return
+                }
+            }
             let worker = WorkerRecord(identity: identity, service: service, capacity: capacity, expiry: now + workerExpiry)
             workers[identity] = worker
             let serviceRecord = services[service] ?? ServiceRecord(name: service, now: now, metrics: metrics.service(service))
             services[service] = serviceRecord
+            if let description { serviceRecord.description = description }
             serviceRecord.members.append(worker)
             serviceRecord.metrics.liveWorkers.record(serviceRecord.liveWorkers)
             logger.info("worker joined", metadata: ["service": "\(service)", "workers": "\(serviceRecord.liveWorkers)"])

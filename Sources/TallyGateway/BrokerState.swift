@@ -1,5 +1,6 @@
 import DequeModule
 import Foundation
+import TallyProtocol
 
 /// A request the gateway has accepted and not yet answered.
 ///
@@ -105,6 +106,9 @@ final class ServiceRecord {
     var recent: RecentLatency
     /// Its gauges and counters, kept here so a dispatch does not look them up by name.
     let metrics: ServiceMetrics
+    /// What its workers said about its commands in their READY, the latest one that did
+    /// (`system.describe`); nil for a plain 7/MDP worker's service and for the catalog's.
+    var description: WorkerDescription?
 
     init(name: String, now: ContinuousClock.Instant, metrics: ServiceMetrics) {
         self.name = name

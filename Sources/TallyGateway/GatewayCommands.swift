@@ -14,6 +14,8 @@ extension Broker {
             case "system.services":
                 try args.allowOnly([])
                 return try Reply.success(id: envelope.id, result: servicesReport())
+            case "system.describe":
+                return try Reply.success(id: envelope.id, result: describe(args))
             case "mmi.service":
                 try args.allowOnly(["service"])
                 let service = try args.string("service", example: "a service name such as \"calc\"")
@@ -24,7 +26,7 @@ extension Broker {
                     return try Reply.success(id: envelope.id, result: MMIAnswer(service: nil, code: "501"))
                 }
                 return Reply.failure(id: envelope.id, error: TallyError(
-                    .unimplemented, "unknown command '\(envelope.command)'; the gateway answers system.ping, system.services and mmi.service",
+                    .unimplemented, "unknown command '\(envelope.command)'; the gateway answers system.describe, system.ping, system.services and mmi.service",
                     field: "command"))
             }
         } catch let error as TallyError {

@@ -39,6 +39,9 @@ public struct GatewayConfiguration: Sendable {
     /// second worker, and which services exist before any worker registers (requests for them
     /// wait for a worker instead of failing as unknown).
     public var catalog: CommandCatalog
+    /// The JSON Schemas of the catalog's commands, which `system.describe` serves (the `tally`
+    /// binary embeds the repository's `schemas/`); empty, it describes the commands without them.
+    public var schemas: SchemaLibrary
     /// CURVE on the frontend (ZAP domain `client`) and the backend (domain `worker`), with the
     /// gateway's key pair; nil serves both in plain text. The process's `ZAPHandler` decides who
     /// connects; the broker also checks each worker's READY against the services its key allows.
@@ -58,6 +61,7 @@ public struct GatewayConfiguration: Sendable {
         drainTimeout: Duration = .seconds(5),
         drainQuietPeriod: Duration = .milliseconds(100),
         catalog: CommandCatalog = CommandCatalog(CommandCatalog.gateway),
+        schemas: SchemaLibrary = SchemaLibrary(),
         curve: CurveKeyPair? = nil
     ) {
         self.frontendEndpoint = frontendEndpoint
@@ -73,6 +77,7 @@ public struct GatewayConfiguration: Sendable {
         self.drainTimeout = drainTimeout
         self.drainQuietPeriod = drainQuietPeriod
         self.catalog = catalog
+        self.schemas = schemas
         self.curve = curve
     }
 

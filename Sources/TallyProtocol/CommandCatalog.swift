@@ -76,6 +76,8 @@ public struct CommandCatalog: Sendable {
 
     /// The commands the gateway answers itself.
     public static let gateway = [
+        CommandDescription(
+            name: "system.describe", kind: .query, summary: "Each service's commands: their kind, who may call them, and their JSON Schemas."),
         CommandDescription(name: "system.ping", kind: .query, summary: "Liveness of the gateway."),
         CommandDescription(name: "system.services", kind: .query, summary: "Each service with its workers, queue and counters."),
         CommandDescription(name: "mmi.service", kind: .query, summary: "8/MMI: whether a service has a live worker."),

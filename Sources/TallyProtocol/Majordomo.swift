@@ -52,11 +52,13 @@ public enum Majordomo {
 
     /// A message a worker sent to the broker, as a DEALER would put it (no identity frame).
     public enum WorkerMessage: Equatable, Sendable {
-        /// 7/MDP's READY, and Tally's one extension of it: an optional frame after the service name,
-        /// the decimal number of requests the worker takes at once (1 to `maximumCapacity`). A
-        /// broker that does not know the frame ignores it and sends one request at a time, as
-        /// 7/MDP says; without it, Tally's gateway does the same.
-        case ready(service: String, capacity: Int = 1)
+        /// 7/MDP's READY, and Tally's two extensions of it, optional frames after the service
+        /// name: the decimal number of requests the worker takes at once (1 to
+        /// `maximumCapacity`), then a JSON object describing the service's commands
+        /// (`WorkerDescription`, read by the gateway; here only its first byte, `{`, is checked).
+        /// A broker that does not know the frames ignores them and sends one request at a time,
+        /// as 7/MDP says; without a capacity, Tally's gateway does the same.
+        case ready(service: String, capacity: Int = 1, description: Data? = nil)
         case reply(client: Data, body: [Data])
         /// Tally's extension of REPLY, for a broker that asked for it (`BrokerMessage.welcome`): one
         /// frame between the client token and the delimiter, the reply's outcome, `ok` or the error
@@ -83,17 +85,22 @@ public enum Majordomo {
             else { return nil }
             switch command {
             case .ready:
-                guard frames.count == 1 || frames.count == 2, let name = String(data: frames.first!, encoding: .utf8), !name.isEmpty
+                guard (1...3).contains(frames.count), let name = String(data: frames.removeFirst(), encoding: .utf8), !name.isEmpty
                 else { return nil }
+                var description: Data?
+                if let last = frames.last, last.first == UInt8(ascii: "{") {
+                    description = last
+                    frames.removeLast()
+                }
                 var capacity = 1
-                if frames.count == 2 {
-                    let digits = frames.last!
-                    guard (1...4).contains(digits.count), digits.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }),
+                if let digits = frames.popFirst() {
+                    guard frames.isEmpty, (1...4).contains(digits.count),
+                        digits.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }),
                         let value = Int(String(decoding: digits, as: UTF8.self)), (1...Majordomo.maximumCapacity).contains(value)
                     else { return nil }
                     capacity = value
                 }
-                self = .ready(service: name, capacity: capacity)
+                self = .ready(service: name, capacity: capacity, description: description)
             case .reply:
                 // client address, [outcome,] empty delimiter, body frames
                 let start = frames.startIndex
@@ -123,10 +130,9 @@ public enum Majordomo {
 
         public var frames: [Data] {
             switch self {
-            case .ready(let service, let capacity):
-                capacity == 1
-                    ? [Data(), workerHeader, WorkerCommand.ready.frame, Data(service.utf8)]
-                    : [Data(), workerHeader, WorkerCommand.ready.frame, Data(service.utf8), Data(String(capacity).utf8)]
+            case .ready(let service, let capacity, let description):
+                [Data(), workerHeader, WorkerCommand.ready.frame, Data(service.utf8)]
+                    + (capacity == 1 ? [] : [Data(String(capacity).utf8)]) + (description.map { [$0] } ?? [])
             case .reply(let client, let body): [Data(), workerHeader, WorkerCommand.reply.frame, client, Data()] + body
             case .replyWithOutcome(let client, let outcome, let body):
                 [Data(), workerHeader, WorkerCommand.reply.frame, client, Data(outcome.utf8), Data()] + body

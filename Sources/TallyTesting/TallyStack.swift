@@ -174,17 +174,19 @@ public final class TallyStack: @unchecked Sendable {
 
     /// Runs any `tally` command (for CLI tests) with its output in a log file of the stack;
     /// `environment` adds to (or overrides) the stack's, `input` is its standard input, and `host`
-    /// is where it runs (one of `VirtualHosts`; this machine's own network when nil).
+    /// is where it runs (one of `VirtualHosts`; this machine's own network when nil). `program`
+    /// runs another program instead of `tally` (a client or worker written in another language).
     public func launch(
-        _ name: String, _ arguments: [String], environment: [String: String] = [:], input: Data? = nil, on host: VirtualHosts.Host? = nil
+        _ name: String, _ arguments: [String], environment: [String: String] = [:], input: Data? = nil, on host: VirtualHosts.Host? = nil,
+        program: URL = TallyStack.executable
     ) throws -> TallyProcess {
         let number = lock.withLock {
             counter += 1
             return counter
         }
         let process = try TallyProcess(
-            name: name, executable: host.map { URL(fileURLWithPath: $0.prefix[0]) } ?? Self.executable,
-            arguments: (host.map { Array($0.prefix.dropFirst()) + [Self.executable.path] } ?? []) + arguments,
+            name: name, executable: host.map { URL(fileURLWithPath: $0.prefix[0]) } ?? program,
+            arguments: (host.map { Array($0.prefix.dropFirst()) + [program.path] } ?? []) + arguments,
             logFile: directory.appendingPathComponent("\(number)-\(name).log"),
             notifySocket: directory.appendingPathComponent("\(number).notify").path,
             environment: Self.environment.merging(databaseURL.map { ["TALLY_DATABASE_URL": $0] } ?? [:]) { _, new in new }

@@ -37,6 +37,20 @@ import Testing
         #expect(envelope["properties"]?["deadline_ms"]?["maximum"]?.intValue == Int64(Envelope.maximumDeadlineMilliseconds))
     }
 
+    /// The gateway serves the schemas the binary embeds (`system.describe`); they must be the files
+    /// of schemas/ that everything here checks, so that there is one source.
+    @Test func theSchemasEmbeddedInTheBinaryAreTheFilesOfSchemas() throws {
+        let files = try Repository.schemaFiles()
+        let embedded = ServiceCatalog.schemas.documents
+        let regenerate = "Sources/TallyCatalog/Schemas.generated.swift is out of date: run python3 ops/schemas/embed.py"
+        #expect(embedded.keys.sorted() == files, "\(regenerate)")
+        for file in files where embedded[file] != nil {
+            if try embedded[file] != schemaObject(file) {
+                Issue.record("schemas/\(file) differs from its embedded copy. \(regenerate)")
+            }
+        }
+    }
+
     // MARK: 2. Catalog, schemas and document cover the same commands
 
     @Test func everyCatalogCommandHasSchemasADocSectionAndAnExample() throws {

@@ -33,6 +33,30 @@ import Testing
         }
     }
 
+    @Test func describeShowsServicesAndACommandsFieldsAndCallPointsToIt() async throws {
+        try await TallyStack.with(workers: ["calc": 1]) { stack in
+            let all = try await tally(["describe", "--endpoint", stack.frontend], in: stack)
+            #expect(all.status == 0, "\(all.log)")
+            #expect(all.output.contains("calc, 1 worker\n") && all.output.contains("system, answered by the gateway\n"), "\(all.log)")
+            #expect(all.output.contains("identity.grant_role") && all.output.contains("role admin"), "\(all.log)")
+
+            let tip = try await tally(["describe", "calc", "tip", "--endpoint", stack.frontend], in: stack)
+            #expect(tip.status == 0, "\(tip.log)")
+            #expect(tip.output.hasPrefix("calc.tip: Tip, total and per-person shares of a bill.\n"), "\(tip.log)")
+            #expect(tip.output.contains("Arguments:\n") && tip.output.contains("  split ") && tip.output.contains("Result:\n"), "\(tip.log)")
+
+            let json = try await tally(["describe", "calc.tip", "--json", "--endpoint", stack.frontend], in: stack)
+            let result = try JSONDecoder().decode(JSONValue.self, from: Data(json.output.utf8))
+            #expect(result["services"]?[0]?["commands"]?[0]?["args_schema"]?["$id"] == "https://tally.example/schemas/commands/calc.tip.args.json")
+
+            let unknown = try await tally(["describe", "ledger", "--endpoint", stack.frontend], in: stack)
+            #expect(unknown.status == 1 && unknown.log.contains("there is no service 'ledger'"), "\(unknown.log)")
+
+            let bad = try await tally(["call", "calc.tip", #"{"amount":"x","currency":"USD"}"#, "--endpoint", stack.frontend], in: stack)
+            #expect(bad.status == 1 && bad.log.contains("what calc.tip takes: tally describe calc.tip"), "\(bad.log)")
+        }
+    }
+
     /// A gateway that takes the connection and never answers (a host up, a gateway stuck) gets the
     /// whole wait, every try.
     @Test func callGivesUpWithAClearMessageWhenNobodyAnswers() async throws {

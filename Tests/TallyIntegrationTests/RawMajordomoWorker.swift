@@ -21,6 +21,8 @@ final class RawMajordomoWorker: @unchecked Sendable {
     }
 
     let service: String
+    /// Frames READY carries after the service name: Tally's extensions (capacity, description).
+    let readyExtras: [Data]
     private let behaviour: Behaviour
     private let stopSignal = WakeupSignal()
     private let lock = NSLock()
@@ -28,8 +30,9 @@ final class RawMajordomoWorker: @unchecked Sendable {
     private var crash = false
     private var task: Task<Void, Error>?
 
-    init(service: String, behaviour: Behaviour) {
+    init(service: String, behaviour: Behaviour, readyExtras: [Data] = []) {
         self.service = service
+        self.readyExtras = readyExtras
         self.behaviour = behaviour
     }
 
@@ -62,7 +65,7 @@ final class RawMajordomoWorker: @unchecked Sendable {
         let socket = try ZMQSocket(context: context, type: .dealer)
         defer { socket.close() }
         try socket.connect(endpoint)
-        try socket.send([Data(), header, Data([0x01]), Data(service.utf8)])
+        try socket.send([Data(), header, Data([0x01]), Data(service.utf8)] + readyExtras)
         let clock = ContinuousClock()
         var heartbeatAt = clock.now + .milliseconds(100)
         while !stopSignal.isFired {
@@ -100,8 +103,10 @@ final class RawMajordomoWorker: @unchecked Sendable {
 
 extension TallyStack {
     /// Starts a raw worker on this stack's backend and waits until the gateway counts it.
-    func rawWorker(_ service: String, _ behaviour: RawMajordomoWorker.Behaviour, expectWorkers: Int = 1) async throws -> RawMajordomoWorker {
-        let worker = RawMajordomoWorker(service: service, behaviour: behaviour)
+    func rawWorker(
+        _ service: String, _ behaviour: RawMajordomoWorker.Behaviour, readyExtras: [Data] = [], expectWorkers: Int = 1
+    ) async throws -> RawMajordomoWorker {
+        let worker = RawMajordomoWorker(service: service, behaviour: behaviour, readyExtras: readyExtras)
         worker.start(endpoint: backend, context: context)
         try await waitForWorkers(service, count: expectWorkers)
         return worker

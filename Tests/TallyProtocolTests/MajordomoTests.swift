@@ -10,6 +10,10 @@ import Testing
         #expect(Majordomo.WorkerMessage.ready(service: "calc").frames == [Data(), header, Data([1]), Data("calc".utf8)])
         // Tally's extension: the capacity after the service name, only when more than one.
         #expect(Majordomo.WorkerMessage.ready(service: "calc", capacity: 16).frames == [Data(), header, Data([1]), Data("calc".utf8), Data("16".utf8)])
+        // And the description of a service's commands, last.
+        #expect(
+            Majordomo.WorkerMessage.ready(service: "echo", capacity: 2, description: Data("{}".utf8)).frames
+                == [Data(), header, Data([1]), Data("echo".utf8), Data("2".utf8), Data("{}".utf8)])
         #expect(Majordomo.WorkerMessage.heartbeat.frames == [Data(), header, Data([4])])
         #expect(Majordomo.WorkerMessage.disconnect.frames == [Data(), header, Data([5])])
         // Tally's extension: a worker that drains before it leaves.
@@ -26,8 +30,9 @@ import Testing
 
     @Test func workerMessagesRoundTrip() {
         let messages: [Majordomo.WorkerMessage] = [
-            .ready(service: "calc"), .ready(service: "my-echo", capacity: 1000), .heartbeat, .disconnect, .drain, .reply(client: Data([1, 2]), body: [Data("x".utf8), Data()]),
-            .replyWithOutcome(client: Data([1, 2]), outcome: "ok", body: [Data("x".utf8)]),
+            .ready(service: "calc"), .ready(service: "my-echo", capacity: 1000), .ready(service: "echo", description: Data("{}".utf8)),
+            .ready(service: "echo", capacity: 4, description: Data(#"{"commands":[]}"#.utf8)), .heartbeat, .disconnect, .drain,
+            .reply(client: Data([1, 2]), body: [Data("x".utf8), Data()]), .replyWithOutcome(client: Data([1, 2]), outcome: "ok", body: [Data("x".utf8)]),
         ]
         for message in messages {
             #expect(Majordomo.WorkerMessage(frames: message.frames[...]) == message)
@@ -48,6 +53,10 @@ import Testing
             [Data(), header, Data([1]), Data("calc".utf8), Data("+5".utf8)], [Data(), header, Data([1]), Data("calc".utf8), Data()],
             [Data(), header, Data([1]), Data("calc".utf8), Data("8".utf8), Data("8".utf8)],
             [Data(), header, Data([5]), Data("drains".utf8)], [Data(), header, Data([5]), Data("drain".utf8), Data()],
+            // The description comes last, after the capacity, and once.
+            [Data(), header, Data([1]), Data("echo".utf8), Data("{}".utf8), Data("8".utf8)],
+            [Data(), header, Data([1]), Data("echo".utf8), Data("{}".utf8), Data("{}".utf8)],
+            [Data(), header, Data([1]), Data("echo".utf8), Data("8".utf8), Data("{}".utf8), Data("{}".utf8)],
         ]
         for frames in samples {
             #expect(Majordomo.WorkerMessage(frames: frames[...]) == nil, "\(frames)")

@@ -44,7 +44,7 @@ public func fuzzBroker(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
 /// a millisecond, and a request of a few hundred bytes may be too large.
 private let configuration = GatewayConfiguration(
     heartbeatInterval: .milliseconds(1), liveness: 1, maximumMessageBytes: 300, defaultDeadline: .milliseconds(1),
-    maximumQueueDepth: 4, maximumHeldReplies: 3, catalog: ServiceCatalog.commands)
+    maximumQueueDepth: 4, maximumHeldReplies: 3, catalog: ServiceCatalog.commands, schemas: ServiceCatalog.schemas)
 
 private let logger: Logger = {
     var logger = Logger(label: "tally.fuzz.broker")
