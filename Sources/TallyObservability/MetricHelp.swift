@@ -24,6 +24,7 @@ enum MetricHelp {
         "tally_notifier_lag_events":
             "Events a source is known to have that the notifier had not handled, as of the last one handled.",
         "tally_notifier_events_handled_total": "Events the notifier handled (each once).",
+        "tally_notifier_catch_up_calls_total": "Calls the notifier made to a service's event feed to fetch events it missed.",
         "tally_notifier_event_delay_seconds": "Time from an event's commit (its time) to the notifier handling it.",
         "tally_notifier_subscriber_connections": "Connections to the notifier's alert outlet, handshakes included.",
         "tally_notifier_alerts_total": "Alerts the notifier produced, by kind.",

@@ -7,6 +7,9 @@ public struct DescribedCommand: Codable, Sendable, Equatable {
     /// `open`, `user` or `role`; with `role`, `role` names it.
     public let access: String
     public let role: String?
+    /// True when the service confirms the caller before `access` is checked (their session still
+    /// open, their roles as they are now: identity's privileged commands); absent otherwise.
+    public let confirmsSession: Bool?
     public let summary: String
     public let argsSchema: JSONValue?
     public let resultSchema: JSONValue?
@@ -20,6 +23,7 @@ public struct DescribedCommand: Codable, Sendable, Equatable {
         case .user: (access, role) = ("user", nil)
         case .role(let name): (access, role) = ("role", name)
         }
+        confirmsSession = command.confirmsCaller ? true : nil
         summary = command.summary
         argsSchema = schemas.args(of: command.name)
         resultSchema = schemas.result(of: command.name)
@@ -27,15 +31,18 @@ public struct DescribedCommand: Codable, Sendable, Equatable {
 
     /// Who may call it, for people: "anyone", "a signed-in user", "role admin".
     public var accessDescription: String {
-        switch access {
-        case "open": "anyone"
-        case "user": "a signed-in user"
-        default: "role \(role ?? "?")"
-        }
+        let who =
+            switch access {
+            case "open": "anyone"
+            case "user": "a signed-in user"
+            default: "role \(role ?? "?")"
+            }
+        return confirmsSession == true ? who + ", session checked" : who
     }
 
     enum CodingKeys: String, CodingKey {
         case name, kind, access, role, summary
+        case confirmsSession = "confirms_session"
         case argsSchema = "args_schema"
         case resultSchema = "result_schema"
     }
