@@ -17,16 +17,16 @@ enum ChangePasswordCommand {
             command: context.command, key: context.idempotencyKey, scope: "\(context.command):\(caller.userID)", fingerprint: [:])
         if let stored = try identity.store.store.storedResult(for: request) { return stored }
         let throttle = identity.settings.throttle
-        let (found, failures) = try identity.store.store.read { sql in
-            (try UserRecord.find(sql, userID: caller.userID), try LoginThrottle.record(sql, username: caller.username))
+        guard let user = try identity.store.store.read({ try UserRecord.find($0, userID: caller.userID) }) else {
+            throw UnknownCaller().error
         }
-        guard let user = found else { throw UnknownCaller().error }
         guard user.kind == .person, let hash = user.passwordHash else {
             throw TallyError(.failedPrecondition, "\(user.username) is a service account: it has service tokens, not a password")
         }
-        try throttle.check(failures, username: user.username, now: Timestamp.now())
+        // Counted before the hash is checked, in a commit of its own, as at login: concurrent wrong
+        // guesses meet the limit exactly. The change below clears it when the password is right.
+        try identity.store.reserveLoginAttempt(user.username, throttle: throttle, command: context.command)
         guard identity.passwords.verify(current, against: hash) else {
-            try identity.store.recordFailedLogin(user.username, throttle: throttle, command: context.command)
             throw TallyError(.unauthenticated, "the current password is wrong", field: args.field("current_password"))
         }
         let newHash = try identity.passwords.hash(new)

@@ -36,13 +36,6 @@ public struct IdentityStore: Sendable {
         }
     }
 
-    /// Counts a wrong password for `username` and commits it, before the login is refused.
-    func recordFailedLogin(_ username: String, throttle: LoginThrottle, command: String) throws {
-        try changeWithoutStoredResult(command) { change in
-            try throttle.recordFailure(change.session, username: username, now: change.now)
-        }
-    }
-
     /// Adds a user (`kind` person with a password hash, or service without one) and records
     /// `identity.user_created`.
     static func createUser(

@@ -81,6 +81,34 @@ import Testing
         #expect(answered.filter { $0 == .resourceExhausted }.count == 15)
     }
 
+    /// The same for a password change's current password: 20 wrong guesses at once, by a thief
+    /// holding a session, get the free checks and not one more.
+    @Test func concurrentWrongCurrentPasswordsGetExactlyTheFreeChecks() throws {
+        let throttle = LoginThrottle(freeFailures: 5, firstLock: .seconds(3600))
+        let identity = try IdentityHarness(throttle: throttle)
+        try identity.signUp("ann")
+        let ann = try identity.caller(of: identity.logIn("ann")["access_token"])
+        let workers = [identity.service, try identity.secondService(throttle: throttle, passwordCost: ScryptParameters.weakestAccepted)]
+        let start = DispatchSemaphore(value: 0)
+        let done = DispatchGroup()
+        let codes = Mutex<[ErrorCode?]>([])
+        for index in 0..<20 {
+            done.enter()
+            Thread {
+                start.wait()
+                let error = ServiceHarness(workers[index % 2]).error(
+                    "identity.change_password", ["current_password": "a wrong guess", "new_password": "a brand new password"], caller: ann)
+                codes.withLock { $0.append(error?.code) }
+                done.leave()
+            }.start()
+        }
+        for _ in 0..<20 { start.signal() }
+        done.wait()
+        let answered = codes.withLock { $0 }
+        #expect(answered.filter { $0 == .unauthenticated }.count == 5, "password checks: \(answered)")
+        #expect(answered.filter { $0 == .resourceExhausted }.count == 15)
+    }
+
     /// A throttle row whose window has passed is deleted by a later login, of anyone: the table
     /// holds the usernames tried lately, not every username ever tried.
     @Test func aLoginDeletesThrottleRowsWhoseWindowHasPassed() throws {
