@@ -1,19 +1,18 @@
 import ArgumentParser
 import TallyCatalog
 import Foundation
+import Logging
 import TallyLifecycle
+import TallyObservability
 
 struct UpCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "up",
         abstract: "Run the whole stack on this machine: the gateway, one worker of each service and the notifier.",
         discussion: """
-            Each process runs as a child of this one, its log lines prefixed with its name. A child
-            that dies is restarted; one that exits 3 times in a row before it is ready (its port is taken, say)
-            stops them all, and tally up exits non-zero with that child's last lines. Ctrl-C or SIGTERM
-            stops them all. On its first run it makes a
-            token-signing key pair in <data-dir>/keys (unless TALLY_SIGNING_KEY names one) and the
-            notifier's service token, and with --admin a first admin.
+            Each process runs as a child of this one, its log lines prefixed with its name. A child that dies is restarted; one that exits 3 times in a row before it is ready (its port is taken, say) stops them all, and tally up exits non-zero with that child's last lines. Ctrl-C or SIGTERM stops them all. On its first run it makes a token-signing key pair in <data-dir>/keys (unless TALLY_SIGNING_KEY names one) and the notifier's service token, and with --admin a first admin.
+
+            With --metrics HOST:PORT, tally up serves its own /metrics and a /ready that answers 200 once every child is ready at PORT, and each child serves its own /metrics and /ready at the next ports, in the order started: the gateway at PORT+1, then calc, accounts, currency, shopping, roster and identity workers, then the notifier at PORT+8 (the start log line lists them). Scrape them all.
             """)
 
     @Option(help: "Directory for the data of stateful services. Env: TALLY_DATA_DIR.")
@@ -62,12 +61,9 @@ struct UpCommand: AsyncParsableCommand {
         try FileManager.default.createDirectory(atPath: dataDir, withIntermediateDirectories: true)
         let data = try database.location(dataDirectory: dataDir)
         try UpBootstrap(dataDirectory: dataDir, data: data, passwordHashing: passwordHashing.parameters, logger: logger).run(admin: admin ?? EnvironmentDefaults.adminUser)
-        // Children share the log and scheduling settings; none serves metrics (they would all want one port):
-        // run the processes apart (compose, systemd) to scrape each, or give `tally up` itself
-        // --metrics for its /ready, which says when every child is ready.
+        // Children share the log and scheduling settings.
         let shared = heartbeat.arguments + [
-            "--log-level", process.logLevel, "--log-format", process.logFormat.rawValue, "--metrics", "off",
-            "--cpu-scheduling", process.cpuScheduling.rawValue,
+            "--log-level", process.logLevel, "--log-format", process.logFormat.rawValue, "--cpu-scheduling", process.cpuScheduling.rawValue,
         ]
         var children = [ChildSpec(name: "gateway", arguments: ["gateway", "--frontend", frontend, "--backend", backend] + shared)]
         for service in ServiceCatalog.all {
@@ -83,6 +79,7 @@ struct UpCommand: AsyncParsableCommand {
                         "--events-endpoint", eventsEndpoint, "--alerts-endpoint", alertsEndpoint,
                         "--service-token-file", KeyOptions.notifierTokenFile(dataDirectory: dataDir)]
                 + shared))
+        children = Self.servingMetrics(children, from: process.metricsAddress, logger: logger)
         logger.info("starting", metadata: ["frontend": "\(frontend)", "data": "\(data.description)"])
         // The children's notification sockets: short paths (a Unix socket path has ~100 bytes),
         // private to this run of tally up.
@@ -92,5 +89,24 @@ struct UpCommand: AsyncParsableCommand {
         try await process.runServices(
             [ProcessSupervisor(children: children, environment: database.environment, runtimeDirectory: runtimeDirectory, readiness: readiness, logger: logger)],
             readiness: readiness, logger: logger)
+    }
+
+    /// With `--metrics HOST:PORT`, `tally up` serves its own /metrics and /ready (ready when every
+    /// child is) at PORT, and each child serves its own at the next ports, in the order started:
+    /// the gateway at PORT+1, then the workers, then the notifier. A Prometheus scrape job lists
+    /// them all, as it would for processes run apart. Without it (or with port 0) the children
+    /// serve none.
+    static func servingMetrics(_ children: [ChildSpec], from address: HTTPAddress?, logger: Logger) -> [ChildSpec] {
+        guard let address, address.port != 0, address.port + children.count <= 65535 else {
+            return children.map { ChildSpec(name: $0.name, arguments: $0.arguments + ["--metrics", "off"]) }
+        }
+        var served: [String] = []
+        let children = children.enumerated().map { index, child in
+            let own = "\(address.host):\(address.port + index + 1)"
+            served.append("\(child.name)=\(own)")
+            return ChildSpec(name: child.name, arguments: child.arguments + ["--metrics", own])
+        }
+        logger.info("metrics", metadata: ["up": "\(address)", "children": "\(served.joined(separator: " "))"])
+        return children
     }
 }

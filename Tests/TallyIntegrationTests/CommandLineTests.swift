@@ -1,7 +1,13 @@
 import Foundation
+import TallyObservability
 import TallyProtocol
 import TallyTesting
 import Testing
+import ZeroMQ
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The `tally` command line as a user runs it.
 @Suite struct CommandLineTests {
@@ -105,9 +111,12 @@ import Testing
         let stack = try TallyStack()
         // A data directory of its own: tally up makes the keys there on its first run.
         let dataDir = stack.directory.appendingPathComponent("up-data").path
+        // tally up's metrics at a port, its children's at the next eight.
+        let metrics = try nineFreePorts()
         let up = try stack.launch(
             "up",
             ["up", "--frontend", stack.frontend, "--backend", stack.backend, "--data-dir", dataDir, "--heartbeat-ms", "200",
+             "--metrics", "127.0.0.1:\(metrics)",
              // The notifier's sockets private to this test, so parallel runs never meet.
              "--events-endpoint", "ipc://\(stack.directory.path)/up-events", "--alerts-endpoint", "ipc://\(stack.directory.path)/up-alerts",
              // 5 s of silence before a worker counts as dead: a loaded machine can pause a process for 600 ms.
@@ -140,6 +149,14 @@ import Testing
             // The data is where the stack's engine says: SQLite files, or (TALLY_DATABASE_URL,
             // which tally up hands its children) PostgreSQL and no file at all.
             #expect(FileManager.default.fileExists(atPath: dataDir + "/accounts.sqlite") == (stack.databaseURL == nil))
+
+            // tally up --metrics serves the stack's: its own /ready, and each child's metrics at the
+            // next ports, the gateway's first and the notifier's last.
+            #expect(try await scrape("/ready", port: metrics).status == 200)
+            let gatewayMetrics = try await scrape("/metrics", port: metrics + 1)
+            #expect(gatewayMetrics.body.contains("tally_gateway_"), "\(gatewayMetrics.body.prefix(300))")
+            #expect(try await scrape("/metrics", port: metrics + 8).body.contains("tally_notifier_"))
+            #expect(up.log.contains("gateway=127.0.0.1:\(metrics + 1)"), "\(up.log)")
 
             // Kill the calc child as a crash would: it comes back.
             let calcChild = try #require(childProcesses(of: up.pid).first { $0.commandLine.contains("worker calc") })
@@ -183,6 +200,35 @@ import Testing
         #expect(survivors.isEmpty, "no child outlives tally up: \(survivors)")
         withExtendedLifetime(taken) {}
     }
+}
+
+/// A loopback port with the eight after it free too (each bound and released), for `tally up
+/// --metrics` and its children.
+private func nineFreePorts() throws -> Int {
+    for _ in 0..<50 {
+        let base = try freeLoopbackPort()
+        guard base + 8 <= 65535 else { continue }
+        if (1...8).allSatisfy({ isFree(base + $0) }) { return base }
+    }
+    throw POSIXError(.EADDRINUSE)
+}
+
+private func isFree(_ port: Int) -> Bool {
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    guard fd >= 0 else { return false }
+    defer { close(fd) }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    address.sin_port = UInt16(port).bigEndian
+    return withUnsafePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
+    }
+}
+
+private func scrape(_ path: String, port: Int) async throws -> HTTPProbe.Response {
+    let address = try #require(HTTPAddress("127.0.0.1:\(port)"))
+    return try await DedicatedThread.run(name: "scrape") { try HTTPProbe.get(path, from: address, timeout: .seconds(10)) }
 }
 
 /// Processes whose parent is `parent`, from /proc.
