@@ -74,10 +74,13 @@ struct RestoreCommand: ParsableCommand {
         }
         try FileManager.default.createDirectory(atPath: dataDir, withIntermediateDirectories: true)
         let progress = TerminalProgress(label: "restoring \(service)")
-        try SQLiteEngine.restore(directory: dataDir, name: service, from: from, progress: progress.update)
+        // Its sequence goes on from the backup's: numbers subscribers handled come round again, so
+        // its events begin a new epoch, made before any worker can open the restored file.
+        var epoch: EventEpoch?
+        try SQLiteEngine.restore(directory: dataDir, name: service, from: from, progress: progress.update) { session in
+            epoch = try EventEpoch.begin(in: session)
+        }
         progress.finish()
-        // Its sequence goes on from the backup's: numbers subscribers handled come round again.
-        let epoch = try EventEpoch.begin(on: try SQLiteEngine(directory: dataDir, name: service))
         print("restored \(dataDir)/\(service).sqlite from \(from)"
             + (epoch.map { "; its events begin epoch \($0.id) after sequence \($0.beganAfter)" } ?? ""))
     }

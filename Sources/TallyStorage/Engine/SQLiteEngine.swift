@@ -121,10 +121,12 @@ public final class SQLiteEngine: StorageEngine {
     }
 
     /// Replaces the database at `<directory>/<name>.sqlite` with the backup at `source`, page by
-    /// page. Refuses while any process has the database open (a worker serving from it): stop the
-    /// service's workers first.
+    /// page, then runs `finish` on it in one transaction before anyone else may open it. Refuses
+    /// while any process has the database open (a worker serving from it): stop the service's
+    /// workers first.
     public static func restore(
-        directory: String, name: String, from source: String, progress: ((Int, Int) -> Void)? = nil
+        directory: String, name: String, from source: String, progress: ((Int, Int) -> Void)? = nil,
+        then finish: ((any SQLSession) throws -> Void)? = nil
     ) throws {
         let path = URL(fileURLWithPath: directory).appendingPathComponent("\(name).sqlite").path
         guard let lock = try lockFile(path + ".in-use", exclusive: true, wait: false) else {
@@ -142,6 +144,8 @@ public final class SQLiteEngine: StorageEngine {
             try backup.backup(to: target, pagesPerStep: progress == nil ? -1 : 256) { step in
                 progress?(step.completedPageCount, step.totalPageCount)
             }
+            // Still under the exclusive lock: no worker sees the restored file before this.
+            if let finish { try target.write { try finish(GRDBSession($0)) } }
         } catch let error as DatabaseError {
             throw StorageFailure(location: "sqlite:\(path)", detail: "restoring from \(source): \(error)")
         }

@@ -45,14 +45,19 @@ public struct EventEpoch: Sendable, Equatable {
     /// that makes it, when a worker first opens the database, makes a new epoch the same way.
     @discardableResult
     public static func begin(on engine: any StorageEngine) throws -> EventEpoch? {
-        try engine.write { session in
-            guard try Migrator.tableExists("event_epoch", session) else { return nil }
-            try session.execute("""
-                UPDATE event_epoch SET epoch = \(EventOutbox.randomID()),
-                    began_after = (SELECT last_sequence FROM event_counter WHERE id = 1)
-                WHERE id = 1
-                """)
-            return try current(session)
-        }
+        try engine.write { try begin(in: $0) }
+    }
+
+    /// `begin(on:)` in a transaction of the caller's: `SQLiteEngine.restore`'s, before any worker
+    /// can open the restored file.
+    @discardableResult
+    public static func begin(in session: any SQLSession) throws -> EventEpoch? {
+        guard try Migrator.tableExists("event_epoch", session) else { return nil }
+        try session.execute("""
+            UPDATE event_epoch SET epoch = \(EventOutbox.randomID()),
+                began_after = (SELECT last_sequence FROM event_counter WHERE id = 1)
+            WHERE id = 1
+            """)
+        return try current(session)
     }
 }
