@@ -16,9 +16,9 @@ final class PostgresSession: SQLSession {
     let database: String
     let location: String
     /// How long the client waits for one statement before it gives the connection up: past the
-    /// server's own `statement_timeout`, for a server that does not answer at all. The engine
-    /// shortens it, as it does the server's, to what is left of the request's deadline.
-    var deadline: Duration
+    /// server's own `statement_timeout` (or what is left of the request's deadline, which the
+    /// engine gives the server too), for a server that does not answer at all.
+    let deadline: Duration
     private let logger: Logger
     private(set) var doom: PostgresFailure?
     private var savepoints = 0

@@ -140,4 +140,21 @@ struct PostgresOutageTests {
         #expect(keys.count > 100)
         #expect(keys.filter { counts[$0] != 1 } == [], "every acknowledged write stored exactly once")
     }
+
+    /// The server stops answering altogether (its process frozen, as on a host that hangs): a
+    /// request with a deadline is released soon after it, not after the statement timeout: the
+    /// frozen connection is given up, and the request is told `unavailable`, or
+    /// `deadline_exceeded` when the engine finds its deadline passed on taking a fresh one.
+    @Test func aServerThatStopsAnsweringReleasesTheCallerSoonAfterItsDeadline() throws {
+        let cluster = try PostgresCluster.shared()
+        let engine = try PostgresEngine(url: try cluster.makeDatabase() + "&pool_size=1")
+        let backend = try #require(try engine.read { try $0.fetchValue("SELECT pg_backend_pid()", as: Int64.self) })
+        kill(pid_t(backend), SIGSTOP)
+        defer { kill(pid_t(backend), SIGCONT) }
+        let started = ContinuousClock.now
+        #expect(performing: {
+            try StorageDeadline.$current.withValue(.now + .seconds(1)) { try engine.write { try $0.execute("SELECT 1") } }
+        }, throws: { [.unavailable, .deadlineExceeded].contains(($0 as? TallyError)?.code) })
+        #expect(ContinuousClock.now - started < .seconds(10), "released at the deadline and a margin, not the statement timeout (30 s)")
+    }
 }
