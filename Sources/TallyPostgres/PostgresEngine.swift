@@ -88,9 +88,11 @@ public final class PostgresEngine: StorageEngine {
     }
 
     private func once<T>(on lease: ConnectionPool.Lease, _ begin: String, _ body: (any SQLSession) throws -> T) throws -> Attempt<T> {
+        // A server that stops answering holds the caller no longer than its request may wait.
+        var patience = configuration.statementTimeout ?? .seconds(300)
+        if let deadline = StorageDeadline.current { patience = min(patience, max(.zero, deadline - .now)) }
         let session = PostgresSession(
-            lease: lease, database: configuration.database, location: location,
-            deadline: (configuration.statementTimeout ?? .seconds(300)) + .seconds(5), logger: logger)
+            lease: lease, database: configuration.database, location: location, deadline: patience + .seconds(5), logger: logger)
         do {
             try session.command(begin)
         } catch {

@@ -14,7 +14,14 @@ enum PostgresFailure {
     case exhausted(String)
     case failure(String)
 
+    /// A statement was not sent: its connection had closed (see `PostgresSession.send`).
+    struct ClosedConnection: Error {}
+
     init(_ error: any Error) {
+        if error is ClosedConnection {
+            self = .connectionLost
+            return
+        }
         guard let error = error as? PSQLError else {
             self = .failure(String(describing: error))
             return

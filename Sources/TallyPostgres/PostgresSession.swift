@@ -16,7 +16,8 @@ final class PostgresSession: SQLSession {
     let database: String
     let location: String
     /// How long the client waits for one statement before it gives the connection up: past the
-    /// server's own `statement_timeout`, for a server that does not answer at all.
+    /// server's own `statement_timeout` (or what is left of the request's deadline, which the
+    /// engine gives the server too), for a server that does not answer at all.
     let deadline: Duration
     private let logger: Logger
     private(set) var doom: PostgresFailure?
@@ -75,15 +76,34 @@ final class PostgresSession: SQLSession {
     /// so the pool never lends out a connection stuck in a transaction.
     func rollback() {
         guard !lease.isDiscarded && !connection.isClosed else { return }
-        let future = connection.query(PostgresQuery(unsafeSQL: "ROLLBACK"), logger: logger)
-        guard case .success = BlockingWait.result(of: future, within: deadline) else {
+        guard case .success = BlockingWait.result(of: send(PostgresQuery(unsafeSQL: "ROLLBACK")), within: deadline) else {
             lease.discard()
             return
         }
     }
 
     private func query(_ text: String, _ values: [SQLValue]) throws -> PostgresQueryResult {
-        try run(connection.query(PostgresQuery(unsafeSQL: text, binds: PostgresValues.bindings(values)), logger: logger))
+        try run(send(PostgresQuery(unsafeSQL: text, binds: PostgresValues.bindings(values))))
+    }
+
+    /// Sends `query` from the connection's event loop, and only while its channel is open.
+    ///
+    /// Why not `connection.query` from this thread: postgres-nio hands the statement to its
+    /// channel without a promise for the write, and once the channel has closed (the server
+    /// restarted, or ended the connection) the channel's handlers are gone, so a statement that
+    /// reaches it then is dropped and its future never completes. From another thread the write
+    /// is only queued to the event loop, which may close the channel first: a transaction whose
+    /// connection the server ended between two of its statements then waited out the whole
+    /// `deadline` (the statement timeout plus a margin, about 35 s; five minutes with no statement
+    /// timeout), holding a worker thread. On the event loop, an open channel still has its
+    /// handlers, and postgres-nio fails every statement they hold when it closes.
+    private func send(_ query: PostgresQuery) -> EventLoopFuture<PostgresQueryResult> {
+        let connection = connection
+        let logger = logger
+        return connection.eventLoop.flatSubmit {
+            guard !connection.isClosed else { return connection.eventLoop.makeFailedFuture(PostgresFailure.ClosedConnection()) }
+            return connection.query(query, logger: logger)
+        }
     }
 
     private func run<Value: Sendable>(_ future: EventLoopFuture<Value>) throws -> Value {

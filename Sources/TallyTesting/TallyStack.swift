@@ -37,6 +37,9 @@ public final class TallyStack: @unchecked Sendable {
         /// stack's directory when nil. A test of what the data's file system does (a small one
         /// that fills up, `SmallFileSystem`) names a directory it made, and removes it itself.
         public var dataDirectory: String?
+        /// The PostgreSQL cluster the stack's database is made on, when `database` is `.postgres`:
+        /// the test process's shared one when nil. A test that stops the server makes its own.
+        public var cluster: PostgresCluster?
         public init(
             workers: [String: Int] = [:], curve: Bool = false, database: TestDatabase.Kind = TestDatabase.kind, dataDirectory: String? = nil
         ) {
@@ -98,7 +101,7 @@ public final class TallyStack: @unchecked Sendable {
         backend = "ipc://\(directory.path)/backend"
         events = "ipc://\(directory.path)/events"
         dataDirectory = options.dataDirectory ?? directory.appendingPathComponent("data").path
-        databaseURL = options.database == .postgres ? try PostgresCluster.shared().makeDatabase() : nil
+        databaseURL = options.database == .postgres ? try (options.cluster ?? PostgresCluster.shared()).makeDatabase() : nil
         signingKey = try KeyFiles.create(name: "test", in: "\(dataDirectory)/keys").key
         curve = options.curve ? try StackCurve(directory: directory) : nil
         context = try ZMQContext()

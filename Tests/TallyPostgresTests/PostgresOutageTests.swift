@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import TallyPostgres
 import TallyProtocol
 import TallyStorage
@@ -70,5 +71,90 @@ struct PostgresOutageTests {
         for _ in 0..<3 {
             #expect(try engine.read { try $0.fetchValue("SELECT 1", as: Int.self) } == 1)
         }
+    }
+
+    /// The server restarts again and again under writes from several threads, each transaction
+    /// several statements long (BEGIN, SAVEPOINT, INSERT, RELEASE, COMMIT, as `GroupCommit` runs
+    /// them): every call ends at once, answered or `unavailable`, never parked until the statement
+    /// timeout (30 s here) on a connection the server had closed; the engine serves again after
+    /// each restart by itself; and every write it acknowledged is stored exactly once.
+    @Test func writesThroughRepeatedRestartsEndAtOnceAndNothingAcknowledgedIsLost() throws {
+        let cluster = try PostgresCluster()
+        try cluster.makeDatabase("ledger")
+        let engine = try PostgresEngine(url: cluster.url(database: "ledger") + "&connect_timeout=2&pool_size=6")
+        _ = try engine.write { try $0.execute("CREATE TABLE entry (key TEXT NOT NULL)") }
+
+        let bound = Duration.seconds(4)
+        let stopping = Atomic(false)
+        let acknowledged = Mutex<[String]>([])
+        let slowest = Mutex<Duration>(.zero)
+        let unexpected = Mutex<[String]>([])
+        let threads = DispatchGroup()
+        for thread in 0..<6 {
+            threads.enter()
+            Thread {
+                defer { threads.leave() }
+                var serial = 0
+                while !stopping.load(ordering: .relaxed) {
+                    serial += 1
+                    let key = "\(thread)-\(serial)"
+                    let started = ContinuousClock.now
+                    do {
+                        try engine.write { session in
+                            try session.savepoint { try session.execute("INSERT INTO entry (key) VALUES (\(key))") }
+                        }
+                        acknowledged.withLock { $0.append(key) }
+                    } catch let error as TallyError where error.code == .unavailable {
+                        usleep(5_000)
+                    } catch {
+                        unexpected.withLock { $0.append("\(error)") }
+                    }
+                    let took = ContinuousClock.now - started
+                    slowest.withLock { $0 = max($0, took) }
+                }
+            }.start()
+        }
+
+        for bounce in 0..<5 {
+            usleep(300_000)
+            try cluster.stop()
+            usleep(UInt32(200_000 + bounce * 150_000))
+            try cluster.start()
+        }
+        // Serving again within a few seconds of the last restart, with no help.
+        let restarted = ContinuousClock.now
+        let before = acknowledged.withLock { $0.count }
+        while acknowledged.withLock({ $0.count }) < before + 50 && ContinuousClock.now - restarted < .seconds(10) {
+            usleep(20_000)
+        }
+        stopping.store(true, ordering: .relaxed)
+        #expect(threads.wait(timeout: .now() + .seconds(40)) == .success, "every writing thread ended")
+        #expect(ContinuousClock.now - restarted < .seconds(5), "writes succeed again soon after the last restart")
+
+        #expect(slowest.withLock { $0 } < bound, "no call was left waiting on a closed connection")
+        #expect(unexpected.withLock { $0 } == [], "failures were `unavailable`")
+        let stored = try engine.read { try $0.fetchValues("SELECT key FROM entry", as: String.self) }
+        var counts: [String: Int] = [:]
+        for key in stored { counts[key, default: 0] += 1 }
+        let keys = acknowledged.withLock { $0 }
+        #expect(keys.count > 100)
+        #expect(keys.filter { counts[$0] != 1 } == [], "every acknowledged write stored exactly once")
+    }
+
+    /// The server stops answering altogether (its process frozen, as on a host that hangs): a
+    /// request with a deadline is released soon after it, not after the statement timeout: the
+    /// frozen connection is given up, and the request is told `unavailable`, or
+    /// `deadline_exceeded` when the engine finds its deadline passed on taking a fresh one.
+    @Test func aServerThatStopsAnsweringReleasesTheCallerSoonAfterItsDeadline() throws {
+        let cluster = try PostgresCluster.shared()
+        let engine = try PostgresEngine(url: try cluster.makeDatabase() + "&pool_size=1")
+        let backend = try #require(try engine.read { try $0.fetchValue("SELECT pg_backend_pid()", as: Int64.self) })
+        kill(pid_t(backend), SIGSTOP)
+        defer { kill(pid_t(backend), SIGCONT) }
+        let started = ContinuousClock.now
+        #expect(performing: {
+            try StorageDeadline.$current.withValue(.now + .seconds(1)) { try engine.write { try $0.execute("SELECT 1") } }
+        }, throws: { [.unavailable, .deadlineExceeded].contains(($0 as? TallyError)?.code) })
+        #expect(ContinuousClock.now - started < .seconds(10), "released at the deadline and a margin, not the statement timeout (30 s)")
     }
 }

@@ -1,0 +1,139 @@
+import Foundation
+import Synchronization
+import TallyClient
+import TallyProtocol
+import TallyTesting
+import Testing
+
+/// PostgreSQL stopped and started again, five times, under keyed writes through a whole stack
+/// of processes (gateway, two shopping workers, identity, the notifier), on a cluster of the
+/// test's own. Every request is answered (ok, or `unavailable` / `deadline_exceeded`, within its
+/// deadline and a margin, never a client timeout); after the last restart writes succeed again
+/// within seconds with no process restarted; every worker is still registered; every
+/// acknowledged write is stored exactly once; and the notifier, which handled the writes' events
+/// throughout, still makes alerts.
+@Suite(.enabled(if: PostgresCluster.isInstalled, Comment(rawValue: PostgresCluster.whyUnavailable ?? "")))
+struct PostgresRestartTests {
+    /// What one client saw.
+    private struct Tally: Sendable {
+        var acknowledged: [String] = []
+        var refused = 0
+        var unexpected: [String] = []
+        var slowest = Duration.zero
+        var lastSuccess: ContinuousClock.Instant?
+    }
+
+    @Test func workersAndTheNotifierRideOutRepeatedDatabaseRestarts() async throws {
+        let cluster = try PostgresCluster()
+        var options = TallyStack.Options(workers: ["shopping": 2, "identity": 1], database: .postgres)
+        options.cluster = cluster
+        try await TallyStack.with(options) { stack in
+            try await stack.startNotifier()
+            let ann = try stack.signedIn("ann", userID: "2", timeout: .seconds(10))
+            let workers = stack.processes(named: "shopping") + stack.processes(named: "identity") + stack.processes(named: "notifier")
+            var lists: [JSONValue] = []
+            for client in 0..<3 {
+                lists.append(try #require(try await ann.result("shopping.create_list", ["kind": "shopping", "name": .string("Load \(client)"), "currency": "EUR"])["id"]))
+            }
+
+            let deadline = Duration.seconds(2)
+            let stopping = Stopping()
+            let tallies = try await withThrowingTaskGroup(of: Tally.self) { group in
+                for (client, list) in lists.enumerated() {
+                    let caller = try stack.signedIn("ann", userID: "2", timeout: deadline + .seconds(4))
+                    group.addTask {
+                        var tally = Tally()
+                        var serial = 0
+                        while !stopping.value.load(ordering: .relaxed) {
+                            serial += 1
+                            let key = "c\(client)-\(serial)"
+                            let started = ContinuousClock.now
+                            do {
+                                let reply = try await caller.client.call(
+                                    "shopping.add_item", ["list_id": list, "name": .string(key)], idempotencyKey: key, token: caller.token,
+                                    deadline: deadline)
+                                switch reply.error?.code {
+                                case nil:
+                                    tally.acknowledged.append(key)
+                                    tally.lastSuccess = .now
+                                case .unavailable?, .deadlineExceeded?:
+                                    tally.refused += 1
+                                    try await Task.sleep(for: .milliseconds(20))
+                                default: tally.unexpected.append("\(key): \(reply)")
+                                }
+                            } catch {
+                                tally.unexpected.append("\(key): no reply: \(error)")
+                            }
+                            tally.slowest = max(tally.slowest, ContinuousClock.now - started)
+                        }
+                        return tally
+                    }
+                }
+                try await Self.bounce(cluster, times: 5)
+                let restarted = ContinuousClock.now
+                // Serving again with no help: let the load run until a few seconds after the last restart.
+                try await Task.sleep(for: .seconds(4))
+                stopping.value.store(true, ordering: .relaxed)
+                var tallies: [Tally] = []
+                for try await tally in group { tallies.append(tally) }
+                for tally in tallies {
+                    let back = try #require(tally.lastSuccess, "every client was served after the restarts")
+                    #expect(back > restarted, "every client was served again after the last restart")
+                }
+                return tallies
+            }
+
+            #expect(tallies.flatMap(\.unexpected) == [], "every request was answered, ok or unavailable\n\(stack.logs)")
+            #expect(tallies.map(\.slowest).max()! < deadline + .seconds(2), "answered within its deadline and a margin")
+            #expect(tallies.map(\.refused).reduce(0, +) > 0, "the restarts were felt")
+            #expect(workers.allSatisfy { $0.isRunning }, "no process died or had to be restarted\n\(stack.processSummaries)")
+            try await stack.waitForWorkers("shopping", count: 2, timeout: .seconds(5))
+            try await stack.waitForWorkers("identity", count: 1, timeout: .seconds(5))
+
+            var stored: [String: Int] = [:]
+            for list in lists {
+                let items = try await ann.result("shopping.get_list", ["list_id": list])["items"]?.arrayValue ?? []
+                for item in items { stored[item["name"]?.stringValue ?? "", default: 0] += 1 }
+            }
+            let acknowledged = tallies.flatMap(\.acknowledged)
+            #expect(acknowledged.count > 20)
+            #expect(acknowledged.filter { stored[$0] != 1 } == [], "every acknowledged write is stored exactly once")
+
+            // The notifier still turns events into alerts: milk dearer than on the first list.
+            for (list, price) in [(lists[0], "1.19"), (lists[1], "1.29")] {
+                let added = try await ann.result("shopping.add_item", ["list_id": list, "name": "Milk"])
+                let item = try #require(added["item"]?["id"])
+                try await ann.result("shopping.mark_purchased", ["list_id": list, "item_id": item, "unit_price": .string(price)])
+            }
+            try await stack.waitUntil("the notifier makes the milk alert", timeout: .seconds(15)) {
+                let alerts = (try? await ann.call("alerts.list", ["after": 0]))?.result?["alerts"]?.arrayValue ?? []
+                return alerts.contains { $0["kind"] == "price_higher" }
+            }
+        }
+    }
+
+    /// Stops and starts `cluster` `times` times, down for 0.5 s to 1.7 s each time, on a thread of
+    /// its own (`pg_ctl` is waited for with waitpid, which must not hold a concurrency thread).
+    private static func bounce(_ cluster: PostgresCluster, times: Int) async throws {
+        try await withCheckedThrowingContinuation { (done: CheckedContinuation<Void, any Error>) in
+            Thread {
+                do {
+                    for bounce in 0..<times {
+                        Thread.sleep(forTimeInterval: 0.7)
+                        try cluster.stop()
+                        Thread.sleep(forTimeInterval: 0.5 + Double(bounce) * 0.3)
+                        try cluster.start()
+                    }
+                    done.resume()
+                } catch {
+                    done.resume(throwing: error)
+                }
+            }.start()
+        }
+    }
+}
+
+/// Whether the clients of the test should stop sending, shared with their tasks.
+private final class Stopping: Sendable {
+    let value = Atomic(false)
+}
