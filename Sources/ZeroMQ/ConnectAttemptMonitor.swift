@@ -22,11 +22,13 @@ public final class ConnectAttemptMonitor {
     /// The PAIR end that receives the monitor's events; add it to the thread's poller.
     public let socket: ZMQSocket
     public private(set) var state = State.connecting
+    private let target: ZMQSocket
 
     /// Starts monitoring `target`; call it before `target` connects, so no event goes unseen.
     public init(watching target: ZMQSocket, context: ZMQContext) throws {
         let endpoint = "inproc://tally-connect-monitor-\(UUID().uuidString)"
         try target.startMonitor(endpoint, events: ZMQ_EVENT_CONNECTED | ZMQ_EVENT_CONNECT_RETRIED)
+        self.target = target
         socket = try ZMQSocket(context: context, type: .pair)
         try socket.connect(endpoint)
     }
@@ -45,6 +47,12 @@ public final class ConnectAttemptMonitor {
         return state
     }
 
-    /// Closes the PAIR end; the monitor inside the watched socket ends when that socket closes.
-    public func close() { socket.close() }
+    /// Stops the monitor, then closes the PAIR end; call it before closing the watched socket.
+    /// In that order: a connection still being retried reports each retry, and libzmq blocks the
+    /// context's I/O thread, every socket of the context with it, on an event sent to a monitor
+    /// whose reader has gone (seen: a client's later requests never connected at all).
+    public func close() {
+        target.stopMonitor()
+        socket.close()
+    }
 }

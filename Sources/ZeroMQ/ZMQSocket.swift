@@ -117,6 +117,15 @@ public final class ZMQSocket {
         }
     }
 
+    /// Stops the monitor `startMonitor` started: no event is sent after this returns. Call it
+    /// before closing the socket that reads the events: libzmq sends an event with a blocking
+    /// send, so one sent to a monitor whose reader is gone blocks the sending thread (the
+    /// context's I/O thread, for a connection's events) for good.
+    public func stopMonitor() {
+        guard let handle else { return }
+        _ = zmq_socket_monitor(handle, nil, 0)
+    }
+
     // MARK: Messages
 
     /// Sends all frames as one multipart message. Returns `false` when `dontWait` is set and the
