@@ -41,7 +41,8 @@ public final class LiveServices: Sendable {
         var processors: [String: RequestProcessor] = [:]
         var harnesses: [String: ServiceHarness] = [:]
         for type in ServiceCatalog.handlers {
-            guard let handler = try ServiceCatalog.handler(named: type.serviceName, data: .directory(directory), options: options) else {
+            // Durability.process: a fuzzed write need not wait for the disk.
+            guard let handler = try ServiceCatalog.handler(named: type.serviceName, data: .directory(directory, .process), options: options) else {
                 fatalError("the catalog lists \(type.serviceName) but makes no handler for it")
             }
             if let currency = handler as? CurrencyService { try Self.waitUntilLoaded(currency) }
