@@ -1,18 +1,19 @@
 import Foundation
 import Logging
-import Metrics
 import TallyProtocol
 import TallyStorage
 
 /// Turns one request body into one reply body for a service: decode the envelope once, find the
 /// command, pass it through the middleware (in order, then `AccessControl`) to its handler,
-/// encode the reply. Never throws and never traps on input: whatever arrives, the client gets a
-/// reply.
+/// encode the reply, and tell every middleware what became of it (`RequestMiddleware.answered(_:)`,
+/// exactly once per reply: that is where replies are counted and logged). Never throws and never
+/// traps on input: whatever arrives, the client gets a reply.
 public struct RequestProcessor: Sendable {
     public let handler: any ServiceHandler
     private let middleware: [any RequestMiddleware]
     private let maximumMessageBytes: Int
-    private let metrics: WorkerMetrics
+    /// Where a command's own failure (an error that is not the API's) is logged, since its reply
+    /// says only `internal`.
     let logger: Logger
 
     public init(
@@ -24,10 +25,9 @@ public struct RequestProcessor: Sendable {
         self.middleware = middleware + [AccessControl(authority: handler.callerAuthority)]
         self.maximumMessageBytes = maximumMessageBytes
         self.logger = logger
-        metrics = WorkerMetrics(service: handler.serviceName, commands: handler.descriptions.map(\.name))
     }
 
-    /// Runs one request and counts it (by command and reply code) and its time.
+    /// Runs one request.
     public func process(_ body: [Data]) -> Data {
         let started = ContinuousClock.now
         return finish(read(body), since: started).reply
@@ -77,12 +77,12 @@ public struct RequestProcessor: Sendable {
                 // Always there once the transaction committed.
                 answered = outcomes[index] ?? outcome(of: envelope, failure: TallyError(.internal, "\(envelope.command) was not run"))
             }
-            record(answered, since: started)
+            tell(answered, since: started)
             try answer(index, answered.reply, answered.error)
         }
     }
 
-    /// What became of one request: for the reply, the metrics and the log line.
+    /// What became of one request: the reply, and what the middleware is told of it.
     private struct Outcome {
         var id: String?
         var command: String?
@@ -102,20 +102,15 @@ public struct RequestProcessor: Sendable {
         case .envelope(let envelope): outcome = self.outcome(of: envelope, since: started)
         case .answered(let answered): outcome = answered
         }
-        record(outcome, since: started)
+        tell(outcome, since: started)
         return outcome
     }
 
-    private func record(_ outcome: Outcome, since started: ContinuousClock.Instant) {
-        let elapsed = ContinuousClock.now - started
-        metrics.command(outcome.command).record(error: outcome.error, duration: elapsed)
-        // Evaluated only at debug level: with the gateway's line, one request can be followed by its id.
-        logger.debug(
-            "answered",
-            metadata: [
-                "request_id": "\(outcome.id ?? "")", "command": "\(outcome.command ?? "")", "code": "\(outcome.error?.rawValue ?? "ok")",
-                "elapsed": "\(elapsed)",
-            ])
+    /// Tells every middleware, innermost first, what became of a request whose reply is final
+    /// (`RequestMiddleware.answered(_:)`). Every path to a reply passes here exactly once.
+    private func tell(_ outcome: Outcome, since started: ContinuousClock.Instant) {
+        let answered = AnsweredRequest(id: outcome.id, command: outcome.command, error: outcome.error, elapsed: ContinuousClock.now - started)
+        for middleware in middleware.reversed() { middleware.answered(answered) }
     }
 
     /// Reads a request's envelope, or answers why it cannot be read.
@@ -137,8 +132,9 @@ public struct RequestProcessor: Sendable {
         }
     }
 
+    /// Runs one request already read.
     public func process(_ envelope: Envelope) -> Data {
-        outcome(of: envelope, since: .now).reply
+        finish(.envelope(envelope), since: .now).reply
     }
 
     /// When the client (through the gateway) stops waiting for `envelope`, counted from when this

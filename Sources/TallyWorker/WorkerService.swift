@@ -12,7 +12,8 @@ import ZeroMQ
 public struct WorkerService: Service {
     public let handler: any ServiceHandler
     public let configuration: WorkerConfiguration
-    /// What every request passes through before its handler: authentication, in a Tally worker.
+    /// What every request passes through before its handler: authentication, in a Tally worker
+    /// (after the metrics and logging every worker has, `observers(of:logger:)`).
     private let middleware: [any RequestMiddleware]
     private let context: ZMQContext
     private let logger: Logger
@@ -41,7 +42,8 @@ public struct WorkerService: Service {
         let threadsPerGateway = max(1, configuration.concurrency)
         let stop = WakeupSignal()
         let processor = RequestProcessor(
-            handler: handler, middleware: middleware, maximumMessageBytes: configuration.maximumMessageBytes, logger: logger)
+            handler: handler, middleware: Self.observers(of: handler, logger: logger) + middleware,
+            maximumMessageBytes: configuration.maximumMessageBytes, logger: logger)
         logger.info(
             "worker starting",
             metadata: [
@@ -76,6 +78,12 @@ public struct WorkerService: Service {
             stop.fire()
         }
         logger.info("worker stopped", metadata: ["service": "\(handler.serviceName)"])
+    }
+
+    /// The middleware every worker puts first, in front of the chain it was given: they count and
+    /// log every reply (`RequestMiddleware.answered(_:)`), and let each request through untouched.
+    static func observers(of handler: any ServiceHandler, logger: Logger) -> [any RequestMiddleware] {
+        [RequestMetricsMiddleware(handler: handler), RequestLoggingMiddleware(logger: logger)]
     }
 }
 

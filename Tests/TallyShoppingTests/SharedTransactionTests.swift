@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import Synchronization
 import TallyProtocol
 import TallyShopping
 @testable import TallyStorage
@@ -20,14 +21,21 @@ import Testing
         }
     }
 
+    /// Keeps what the middleware is told of each reply (`RequestMiddleware.answered`), in order.
+    final class Told: RequestMiddleware {
+        private let kept = Mutex<[AnsweredRequest]>([])
+        var requests: [AnsweredRequest] { kept.withLock { $0 } }
+        func answered(_ request: AnsweredRequest) { kept.withLock { $0.append(request) } }
+    }
+
     private let directory = TemporaryDirectory(prefix: "tally-shared-transaction")
 
     private func service(busyTimeout: Duration = .seconds(10)) throws -> ShoppingService {
         ShoppingService(store: try ShoppingStore(engine: try SQLiteEngine(directory: directory.path, name: "shopping", busyTimeout: busyTimeout)))
     }
 
-    private func processor(_ service: ShoppingService) -> RequestProcessor {
-        RequestProcessor(handler: service, middleware: [SignedIn()], logger: Logger(label: "test"))
+    private func processor(_ service: ShoppingService, telling told: Told? = nil) -> RequestProcessor {
+        RequestProcessor(handler: service, middleware: (told.map { [$0] } ?? []) + [SignedIn()], logger: Logger(label: "test"))
     }
 
     private func body(_ id: String, _ command: String, _ args: JSONValue, key: String? = nil) -> [Data] {
@@ -61,7 +69,8 @@ import Testing
             addItem("5", list: list, "Eggs"),
         ]
         var answered: [(index: Int, reply: Reply, itemsCommitted: Int?)] = []
-        try processor(service).process(requests) { index, reply, _ in
+        let told = Told()
+        try processor(service, telling: told).process(requests) { index, reply, _ in
             // What another connection sees at the moment each reply is handed over.
             answered.append((index, try Reply.decode(reply), try itemCount(store)))
         }
@@ -74,6 +83,10 @@ import Testing
         #expect(byIndex[3]?.error?.code == .notFound)
         #expect(byIndex[4]?.error?.code == .invalidArgument)
         #expect(byIndex[1]?.result?["lists"]?.arrayValue?.count == 1)
+        // The middleware hears of every reply once, as it was sent, the unreadable one included.
+        #expect(told.requests.map(\.id) == answered.map(\.reply.id))
+        #expect(told.requests.map(\.error) == answered.map(\.reply.error?.code))
+        #expect(told.requests.map(\.command) == ["shopping.lists", nil] + Array(repeating: "shopping.add_item", count: 4))
         #expect(store.commits.transactions.load(ordering: .relaxed) == transactionsBefore + 1, "four changes, one transaction")
         let events = try store.events(after: eventsBefore, limit: 10)
         #expect(events.map(\.sequence) == [eventsBefore + 1, eventsBefore + 2, eventsBefore + 3], "gap-free past the one that failed")
@@ -107,13 +120,17 @@ import Testing
         defer { release.signal() }
 
         var replies: [Int: Reply] = [:]
-        try processor(service).process([addItem("1", list: list, "Milk"), body("2", "shopping.lists", [:]), addItem("3", list: list, "Bread")]) {
+        let told = Told()
+        try processor(service, telling: told).process([addItem("1", list: list, "Milk"), body("2", "shopping.lists", [:]), addItem("3", list: list, "Bread")]) {
             index, reply, _ in replies[index] = try Reply.decode(reply)
         }
         #expect(replies[1]?.isOK == true, "a query reads beside the writer")
         #expect(replies[0]?.error?.code == .unavailable)
         #expect(replies[2]?.error?.code == .unavailable)
         #expect(replies[0]?.id == "1" && replies[2]?.id == "3")
+        // Told after the commit failed: the changes' errors, not the successes they had inside it.
+        #expect(told.requests.map(\.id) == ["2", "1", "3"])
+        #expect(told.requests.map(\.error) == [nil, .unavailable, .unavailable])
         release.signal()
         #expect(try itemCount(store) == 0)
         #expect(try store.lastEventSequence() == 1, "only the list's event")

@@ -1,31 +1,39 @@
 import Metrics
 import TallyProtocol
 
-/// A worker's metrics of the requests it runs (swift-metrics; exported by whatever backend the
-/// process bootstrapped):
+/// Counts and times every reply of a worker (swift-metrics; exported by whatever backend the
+/// process bootstrapped), from `answered(_:)`, so requests that never reach a handler are counted
+/// too, and changes that commit together are counted by what their replies finally said:
 ///
 /// - `tally_worker_requests_total{service,command,code}`: replies by code (`ok` or the error code).
 /// - `tally_worker_request_duration_seconds{service,command}`: from the body received to the reply encoded.
 ///
 /// Every metric object is made when the worker starts, one set per command of its table (and
-/// `other` for names the table does not have), so the worker threads share an immutable table
-/// and recording a request takes no lock and allocates nothing.
-struct WorkerMetrics: Sendable {
+/// `other` for names the table does not have, and requests that could not be read), so the worker
+/// threads share an immutable table and counting a reply takes no lock and allocates nothing.
+public struct RequestMetricsMiddleware: RequestMiddleware {
     private let commands: [String: CommandMetrics]
     private let other: CommandMetrics
 
-    init(service: String, commands names: [String]) {
+    /// The metrics of `service`'s commands, `commands` being every name its table has.
+    public init(service: String, commands names: [String]) {
         var commands: [String: CommandMetrics] = [:]
         for name in names { commands[name] = CommandMetrics(service: service, command: name) }
         self.commands = commands
         other = CommandMetrics(service: service, command: "other")
     }
 
-    func command(_ name: String?) -> CommandMetrics {
-        name.flatMap { commands[$0] } ?? other
+    /// The metrics of `handler`'s commands.
+    public init(handler: any ServiceHandler) {
+        self.init(service: handler.serviceName, commands: handler.descriptions.map(\.name))
     }
 
-    struct CommandMetrics: Sendable {
+    public func answered(_ request: AnsweredRequest) {
+        (request.command.flatMap { commands[$0] } ?? other).record(error: request.error, duration: request.elapsed)
+    }
+
+    /// The counters and timer of one command.
+    private struct CommandMetrics: Sendable {
         private let ok: Counter
         private let errors: [ErrorCode: Counter]
         private let duration: Metrics.Timer
