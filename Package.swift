@@ -105,8 +105,9 @@ let package = Package(
         .target(name: "TallyAccounts", dependencies: ["TallyProtocol", "TallyMoney", "TallyStorage", "TallyWorker"]),
         // The currency service: ISO 4217 + CLDR currencies loaded into its store, search and lookups.
         .target(name: "TallyCurrency", dependencies: [
-            "TallyProtocol", "TallyMoney", "TallyStorage", "TallyWorker",
+            "ZeroMQ", "TallyProtocol", "TallyMoney", "TallyStorage", "TallyWorker", "TallyLifecycle",
             .product(name: "Logging", package: "swift-log"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),
         // The shopping service: templates and shopping lists, prices, totals, shopping memory,
         // price comparison and auto-removal, stored in shopping.sqlite with its domain events.

@@ -45,7 +45,11 @@ public final class LiveServices: Sendable {
             guard let handler = try ServiceCatalog.handler(named: type.serviceName, data: .directory(directory, .process), options: options) else {
                 fatalError("the catalog lists \(type.serviceName) but makes no handler for it")
             }
-            if let currency = handler as? CurrencyService { try Self.waitUntilLoaded(currency) }
+            // The currency worker answers `unavailable` until its data is loaded (by its
+            // `backgroundServices`, in a worker process); searching an empty store would fuzz nothing.
+            if let currency = handler as? CurrencyService {
+                _ = try CurrencyLoader(store: currency.store).load(.embedded, source: .embedded, policy: .unlessCurrent)
+            }
             processors[type.serviceName] = RequestProcessor(handler: handler, middleware: [SignedInCaller()], logger: logger)
             harnesses[type.serviceName] = ServiceHarness(handler)
         }
@@ -65,16 +69,6 @@ public final class LiveServices: Sendable {
     public func harness(_ name: String) -> ServiceHarness {
         guard let harness = harnesses[name] else { fatalError("no service \(name) in the catalog") }
         return harness
-    }
-
-    /// The currency worker answers `unavailable` until its data is loaded (on a thread of its own);
-    /// searching an empty store would fuzz nothing.
-    private static func waitUntilLoaded(_ currency: CurrencyService) throws {
-        let deadline = Date().addingTimeInterval(600)
-        while try currency.store.status().state != .ready {
-            guard Date() < deadline else { fatalError("the currency data did not load within 10 minutes") }
-            Thread.sleep(forTimeInterval: 0.05)
-        }
     }
 }
 

@@ -99,8 +99,10 @@ struct WorkerCommand: AsyncParsableCommand {
             context: context, logger: logger,
             readiness: readiness.reporter(for: service))
         // A service group stops its services in reverse order: the worker first (it answers what it
-        // holds, and those answers' events are queued), then the publisher, which sends them.
-        try await process.runServices(publisher.map { [$0, worker] } ?? [worker], readiness: readiness, logger: logger)
+        // holds, and those answers' events are queued), then the publisher, which sends them, and
+        // last what the service runs beside its workers (currency's data load).
+        try await process.runServices(
+            handler.backgroundServices + (publisher.map { [$0] } ?? []) + [worker], readiness: readiness, logger: logger)
         // The answers and events of the requests it finished leave before the process does.
         context.terminate(within: .seconds(5))
     }

@@ -55,9 +55,18 @@ public struct CurrencyLoader: Sendable {
     public var onEvent: (@Sendable (Event) -> Void)?
 
     var identity = LoaderIdentity.current
-    /// Called on the loading thread before each chunk with the number of currencies loaded so far:
+    /// Called on the thread that loads, before each chunk, with the number of currencies loaded so far:
     /// where a test holds a load at a known point, or paces it to watch it load.
     public var beforeChunk: (@Sendable (Int) -> Void)?
+    /// Asked while waiting for another process's load and before each chunk of this one: true
+    /// stops the load with `Stopped` (giving back a claim it holds), so a process shutting down
+    /// leaves promptly and another takes the load over at once rather than after `staleAfter`.
+    public var isStopping: (@Sendable () -> Bool)?
+
+    /// The load was stopped (`isStopping`) before it finished; nothing of it was made active.
+    public struct Stopped: Error, CustomStringConvertible {
+        public var description: String { "the currency load was stopped before it finished; nothing of it was made active" }
+    }
 
     public enum Event: Sendable {
         case waiting(pid: Int32, host: String, loaded: Int, total: Int)
@@ -82,6 +91,7 @@ public struct CurrencyLoader: Sendable {
         let deadline = waitingAtMost.map { ContinuousClock.now + $0 }
         var reportedWait: String?
         while true {
+            if isStopping?() == true { throw Stopped() }
             let claimed: ClaimResult
             do {
                 claimed = try claim(data, source: source, policy: policy)
@@ -218,6 +228,7 @@ public struct CurrencyLoader: Sendable {
         var loaded = 0
         for start in stride(from: 0, to: data.currencies.count, by: max(1, chunkSize)) {
             beforeChunk?(loaded)
+            if isStopping?() == true { throw Stopped() }
             let chunk = data.currencies[start..<min(start + max(1, chunkSize), data.currencies.count)]
             try store.engine.write { session in
                 try verify(claim, session)

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import ServiceLifecycle
 import TallyMoney
 import TallyProtocol
 import TallyStorage
@@ -10,8 +11,9 @@ import TallyWorker
 /// (`<data-dir>/currency.sqlite`), shared by every worker process on the host.
 ///
 /// A worker starts answering at once: while the data is loading, `currency.status` reports the
-/// progress and the other commands answer `unavailable`. Loading runs on a thread of its own (see
-/// `CurrencyLoader`); of several workers starting together one loads and the others wait for it.
+/// progress and the other commands answer `unavailable`. Loading is a service of the worker
+/// process's group (`CurrencyLoadService`, in `backgroundServices`); of several workers starting
+/// together one loads and the others wait for it (`CurrencyLoader`).
 public struct CurrencyService: ServiceHandler {
     public static let table = CommandTable<CurrencyStore>("currency") { table in
         table.query("currency.search", "Find currencies by country, name, code or symbol, ranked and paged.") { try SearchCommand.run($2, $0, $1) }
@@ -22,22 +24,26 @@ public struct CurrencyService: ServiceHandler {
 
     public let resources: CurrencyStore
     public var store: CurrencyStore { resources }
+    /// Makes the data active once the process runs it (`backgroundServices`); nil for a service
+    /// over a store loaded by hand.
+    private let loading: CurrencyLoadService?
 
     /// The service over an opened store, loading nothing: for tests that load by hand.
     public init(store: CurrencyStore) {
         resources = store
+        loading = nil
     }
 
-    /// Opens the currency data on `engine` and starts making `data` (the embedded set, unless a
-    /// test says otherwise) the active set in the background, unless it already is or an operator
-    /// has loaded a file.
+    /// Opens the currency data on `engine`, ready to make `data` (the embedded set, unless a test
+    /// says otherwise) the active set once the process runs `backgroundServices`, unless it
+    /// already is or an operator has loaded a file.
     /// - Parameter beforeChunk: called before each chunk of the load (see `CurrencyLoader.beforeChunk`).
     public init(
         engine: any StorageEngine, data: @autoclosure @escaping @Sendable () -> CurrencyData = CurrencyData.embedded,
         beforeChunk: (@Sendable (Int) -> Void)? = nil, logger: Logger = Logger(label: "tally.currency")
     ) throws {
         let store = try CurrencyStore(engine: engine)
-        self.init(store: store)
+        resources = store
         var loader = CurrencyLoader(store: store)
         loader.beforeChunk = beforeChunk
         loader.onEvent = { event in
@@ -56,33 +62,9 @@ public struct CurrencyService: ServiceHandler {
                 logger.info("currency data loaded", metadata: ["version": "\(version)", "count": .stringConvertible(count)])
             }
         }
-        Self.loadInBackground(loader, data: data, logger: logger)
+        loading = CurrencyLoadService(loader: loader, data: data, logger: logger)
     }
 
-    /// Loads on a thread of its own until it succeeds, retrying failures (a database busy for
-    /// long, a full disk) with backoff; the worker keeps answering `currency.status` meanwhile.
-    private static func loadInBackground(
-        _ loader: CurrencyLoader, data: @escaping @Sendable () -> CurrencyData, logger: Logger
-    ) {
-        let thread = Thread {
-            var backoff = 1.0
-            while true {
-                do {
-                    let outcome = try loader.load(data(), source: .embedded, policy: .unlessCurrent)
-                    if !outcome.loaded {
-                        logger.info("currency data is ready", metadata: [
-                            "version": "\(outcome.version)", "source": "\(outcome.source.rawValue)", "count": "\(outcome.count)"])
-                    }
-                    return
-                } catch {
-                    logger.error("loading currency data failed; retrying", metadata: [
-                        "error": "\(error)", "retry_in_s": "\(backoff)"])
-                    Thread.sleep(forTimeInterval: backoff)
-                    backoff = min(backoff * 2, 30)
-                }
-            }
-        }
-        thread.name = "currency-loader"
-        thread.start()
-    }
+    /// The data's load, run in the worker process's service group beside the workers.
+    public var backgroundServices: [any Service] { loading.map { [$0] } ?? [] }
 }

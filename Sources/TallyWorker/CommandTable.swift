@@ -1,3 +1,4 @@
+import ServiceLifecycle
 import TallyProtocol
 import TallyStorage
 
@@ -125,11 +126,16 @@ public protocol ServiceHandler: Sendable {
     /// commands registered with `CallerAccess.confirmed`; nil (the default) for a service that has
     /// none, whose commands take a verified token as it is until it expires.
     var callerAuthority: (any CallerAuthority)? { get }
+    /// What the service runs beside its workers for as long as its process serves (currency's
+    /// data load): services for the process's group, put before the workers so that they start
+    /// first and stop after them. None (the default) for most services.
+    var backgroundServices: [any Service] { get }
 }
 
 extension ServiceHandler {
     public var sharedTransactionStore: ServiceStore? { nil }
     public var callerAuthority: (any CallerAuthority)? { nil }
+    public var backgroundServices: [any Service] { [] }
 }
 
 extension ServiceHandler {

@@ -195,6 +195,22 @@ import Testing
         #expect(try CurrencyLoader(store: store).load(.embedded, source: .embedded, policy: .unlessCurrent, waitingAtMost: .zero).loaded)
     }
 
+    /// What a worker's `CurrencyLoadService` does when its process stops mid-load.
+    @Test func aStoppedLoadGivesItsClaimBackAtOnce() throws {
+        let store = try makeStore(loading: nil)
+        var loader = CurrencyLoader(store: store)
+        let chunks = Observations<Int>()
+        loader.beforeChunk = { chunks.append($0) }
+        loader.isStopping = { chunks.items.count > 2 }
+        #expect(throws: CurrencyLoader.Stopped.self) {
+            try loader.load(.embedded, source: .embedded, policy: .unlessCurrent)
+        }
+        #expect(chunks.items == [0, 25, 50], "stopped before its third chunk")
+        #expect(try store.status().state == .loading)
+        #expect(try rowGenerations(store).isEmpty, "the chunks it wrote are gone")
+        #expect(try CurrencyLoader(store: store).load(.embedded, source: .embedded, policy: .unlessCurrent, waitingAtMost: .zero).loaded)
+    }
+
     @Test func aWorkerKeepsAFileAnOperatorLoadedButFollowsNewEmbeddedData() throws {
         let store = try makeStore(loading: renamedEmbeddedData(version: "operator", suffix: " (op)"), source: .file)
         let kept = try CurrencyLoader(store: store).load(.embedded, source: .embedded, policy: .unlessCurrent)
