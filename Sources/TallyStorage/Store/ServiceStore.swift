@@ -82,7 +82,8 @@ public final class ServiceStore: Sendable {
         var change = Change(session: session, now: Timestamp.now())
         let result = try StoredResult(try body(&change))
         let events = try EventOutbox.append(
-            change.events, service: service, epoch: epoch.id, at: change.now, requestID: request.requestID, session)
+            change.events, service: service, epoch: epoch.id, at: change.now, requestID: request.requestID,
+            traceparent: request.traceparent, session)
         if let key = request.key {
             let second = change.now / 1000
             try IdempotencyKeys.store(
@@ -135,13 +136,19 @@ public struct ChangeRequest: Sendable {
     /// The request's `id`, carried into the events the change records (their `requestid`), so one
     /// request can be followed from the gateway to its events and alerts.
     public var requestID: String?
+    /// The W3C `traceparent` of the span that made the change, carried into its events (their
+    /// CloudEvents `traceparent`), so their handling joins the request's trace.
+    public var traceparent: String?
 
-    public init(command: String, key: String?, scope: String, fingerprint: JSONValue, requestID: String? = nil) {
+    public init(
+        command: String, key: String?, scope: String, fingerprint: JSONValue, requestID: String? = nil, traceparent: String? = nil
+    ) {
         self.command = command
         self.key = key
         self.scope = scope
         self.fingerprint = fingerprint
         self.requestID = requestID
+        self.traceparent = traceparent
     }
 
     /// The change a request asks for, on data of `owner` (a user id, a team): the args and the
@@ -150,7 +157,7 @@ public struct ChangeRequest: Sendable {
         self.init(
             command: context.command, key: context.idempotencyKey, scope: "\(context.command):\(owner)",
             fingerprint: ["args": .object(args.values), "locale": context.locale.map(JSONValue.string) ?? .null],
-            requestID: context.id)
+            requestID: context.id, traceparent: context.traceparent)
     }
 }
 
