@@ -201,7 +201,9 @@ final class MajordomoWorker {
     private func answer(_ requests: [(client: Data, traceparent: Data?, body: [Data])]) throws {
         guard !requests.isEmpty else { return }
         let withOutcome = gatewayTakesOutcomes
-        try processor.process(requests.map(\.body), traceparents: requests.map(\.traceparent)) { index, reply, error in
+        // Only a traced gateway sends trace context: otherwise no second array is made.
+        let traceparents = requests.contains { $0.traceparent != nil } ? requests.map(\.traceparent) : []
+        try processor.process(requests.map(\.body), traceparents: traceparents) { index, reply, error in
             let client = requests[index].client
             try send(
                 withOutcome

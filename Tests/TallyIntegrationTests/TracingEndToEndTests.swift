@@ -53,11 +53,16 @@ import Testing
         // Last week's milk, sent without a trace context: the gateway starts the trace and
         // hands its span to the worker in the REQUEST (protocol 6.1).
         try await shopper.buyMilk(at: "1.19")
-        try await stack.waitUntil("the untraced purchase's spans arrive", timeout: .seconds(30)) {
-            receiver.spans.contains { $0.serviceName == "tally-shopping" && $0.name == "shopping/mark_purchased" }
+        // Each process exports on its own schedule: wait for the worker's span and its parent.
+        @Sendable func untracedPair() -> (worker: OTLPReceiver.ReceivedSpan, parent: OTLPReceiver.ReceivedSpan)? {
+            let spans = receiver.spans
+            guard let worker = spans.first(where: { $0.serviceName == "tally-shopping" && $0.name == "shopping/mark_purchased" }),
+                let parent = spans.first(where: { $0.spanID == worker.parentSpanID })
+            else { return nil }
+            return (worker, parent)
         }
-        let untracedWorker = try #require(receiver.spans.first { $0.serviceName == "tally-shopping" && $0.name == "shopping/mark_purchased" })
-        let untracedGateway = try #require(receiver.spans.first { $0.spanID == untracedWorker.parentSpanID }, "\(receiver.spans)")
+        try await stack.waitUntil("the untraced purchase's spans arrive", timeout: .seconds(60)) { untracedPair() != nil }
+        let (untracedWorker, untracedGateway) = try #require(untracedPair(), "\(receiver.spans)")
         #expect(untracedGateway.serviceName == "tally-gateway")
         #expect(untracedGateway.parentSpanID == nil, "a request without traceparent starts a trace at the gateway")
         #expect(untracedGateway.traceID == untracedWorker.traceID)
@@ -65,8 +70,12 @@ import Testing
         // This week's, dearer, traced by the client.
         let caller = TraceParent.newTrace()
         try await shopper.buyMilk(at: "1.29", traceparent: caller.text)
-        try await stack.waitUntil("the alert's span arrives", timeout: .seconds(30)) {
-            receiver.spans.contains { $0.traceID == caller.traceID && $0.name == "create alert.price_higher" }
+        let expected: Set<String> = [
+            "tally-gateway shopping/mark_purchased", "tally-shopping shopping/mark_purchased",
+            "tally-notifier process shopping.price_changed", "tally-notifier create alert.price_higher",
+        ]
+        try await stack.waitUntil("the trace's spans arrive from every process", timeout: .seconds(60)) {
+            expected.isSubset(of: Set(receiver.spans.filter { $0.traceID == caller.traceID }.map { "\($0.serviceName) \($0.name)" }))
         }
         let trace = receiver.spans.filter { $0.traceID == caller.traceID }
         let gateway = try Self.span("tally-gateway", "shopping/mark_purchased", in: trace)
