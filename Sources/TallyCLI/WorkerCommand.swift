@@ -77,6 +77,7 @@ struct WorkerCommand: AsyncParsableCommand {
                 service: service, endpoints: try EndpointList.parse(eventsEndpoint, option: "--events-endpoint"), context: context, logger: logger, curve: try curve.notifier())
             : nil
         var options = ServiceOptions(eventSink: publisher, identity: identity.settings)
+        options.transactionObserver = tracer.map { TransactionTracing(tracer: $0) }
         // First: the span covers everything the request goes through.
         var middleware: [any RequestMiddleware] = tracer.map { [RequestTracing(tracer: $0)] } ?? []
         #if TALLY_FAULT_INJECTION

@@ -1,4 +1,5 @@
 import TallyProtocol
+import TallyStorage
 import TallyTracing
 import Tracing
 
@@ -34,6 +35,34 @@ public struct RequestTracing: RequestMiddleware {
             SpanNames.setOutcome(span, errorCode: ErrorCode.internal.rawValue)
             span.recordError(error)
             throw error
+        }
+    }
+}
+
+/// A change's transaction as a span of the request that made it, a child of the worker's span:
+/// from when the change asks for its transaction to when that commits (or, in a batch's shared
+/// transaction, `tally.transaction` `shared`, to when its own part is done; the batch commits
+/// after its last). A change no traced request made (a service's own) is not traced.
+public struct TransactionTracing: TransactionObserver {
+    let tracer: TallyTracer
+
+    public init(tracer: TallyTracer) {
+        self.tracer = tracer
+    }
+
+    public func begin(_ request: ChangeRequest, service: String, shared: Bool) -> @Sendable ((any Error)?) -> Void {
+        guard let traceparent = request.traceparent else { return { _ in } }
+        let span = tracer.startSpan("transaction \(service)", kind: .internal, traceparent: traceparent)
+        span.updateAttributes { attributes in
+            attributes["tally.transaction"] = shared ? "shared" : "group_commit"
+            attributes["tally.command"] = request.command
+        }
+        return { failure in
+            if let failure {
+                span.recordError(failure)
+                span.setStatus(SpanStatus(code: .error))
+            }
+            span.end()
         }
     }
 }

@@ -71,7 +71,7 @@ import Testing
         let caller = TraceParent.newTrace()
         try await shopper.buyMilk(at: "1.29", traceparent: caller.text)
         let expected: Set<String> = [
-            "tally-gateway shopping/mark_purchased", "tally-shopping shopping/mark_purchased",
+            "tally-gateway shopping/mark_purchased", "tally-shopping shopping/mark_purchased", "tally-shopping transaction shopping",
             "tally-notifier process shopping.price_changed", "tally-notifier create alert.price_higher",
         ]
         try await stack.waitUntil("the trace's spans arrive from every process", timeout: .seconds(60)) {
@@ -80,10 +80,12 @@ import Testing
         let trace = receiver.spans.filter { $0.traceID == caller.traceID }
         let gateway = try Self.span("tally-gateway", "shopping/mark_purchased", in: trace)
         let worker = try Self.span("tally-shopping", "shopping/mark_purchased", in: trace)
+        let transaction = try Self.span("tally-shopping", "transaction shopping", in: trace)
         let handling = try Self.span("tally-notifier", "process shopping.price_changed", in: trace)
         let alert = try Self.span("tally-notifier", "create alert.price_higher", in: trace)
         #expect(gateway.parentSpanID == caller.spanID, "the gateway's span is the client's child")
         #expect(worker.parentSpanID == gateway.spanID)
+        #expect(transaction.parentSpanID == worker.spanID, "the change's transaction is the worker's child")
         #expect(handling.parentSpanID == worker.spanID, "the event's traceparent is the worker's span")
         #expect(alert.parentSpanID == handling.spanID)
         #expect(gateway.attributes["rpc.system"] == "tally" && gateway.attributes["rpc.method"] == "mark_purchased")

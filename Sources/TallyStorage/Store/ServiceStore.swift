@@ -27,6 +27,8 @@ public final class ServiceStore: Sendable {
     /// Read once: it changes only by a restore, which no open database sees.
     public let epoch: EventEpoch
     let commits: GroupCommit
+    /// Hears of each change's transaction (the worker's tracing); nil when nothing listens.
+    let observer: (any TransactionObserver)?
     /// `tally_events_published_total{service}`: events handed to the sink after their commit.
     private let eventsPublished: Counter
     /// The second (since 1970) of this store's last keyed change that purged expired keys: keys
@@ -36,10 +38,14 @@ public final class ServiceStore: Sendable {
 
     /// Opens the store and brings its schema up to date: the outbox and idempotency tables every
     /// store has, then the service's own `migrations`.
-    public init(service: String, engine: any StorageEngine, migrations: [Migration], sink: (any EventSink)? = nil) throws {
+    public init(
+        service: String, engine: any StorageEngine, migrations: [Migration], sink: (any EventSink)? = nil,
+        observer: (any TransactionObserver)? = nil
+    ) throws {
         self.service = service
         self.engine = engine
         self.sink = sink
+        self.observer = observer
         commits = GroupCommit(metrics: GroupCommit.Instruments(service: service))
         eventsPublished = Counter(label: "tally_events_published_total", dimensions: [("service", service)])
         try engine.migrate(migrations + EventOutbox.migrations + IdempotencyKeys.migrations + EventEpoch.migrations)
@@ -64,10 +70,22 @@ public final class ServiceStore: Sendable {
     ) throws -> StoredResult {
         // Written before the transaction, which its neighbours in the group commit wait on.
         let fingerprint = request.key == nil ? "" : Self.fingerprint(request.fingerprint)
-        if let shared = SharedTransaction.current, shared.store === self {
-            return try shared.run { session in try apply(request, fingerprint: fingerprint, body, session) }
+        let shared = SharedTransaction.current.flatMap { $0.store === self ? $0 : nil }
+        guard let observer else {
+            if let shared { return try shared.run { session in try apply(request, fingerprint: fingerprint, body, session) } }
+            return try commits.run(on: engine) { session in try apply(request, fingerprint: fingerprint, body, session) }
         }
-        return try commits.run(on: engine) { session in try apply(request, fingerprint: fingerprint, body, session) }
+        let finished = observer.begin(request, service: service, shared: shared != nil)
+        do {
+            let result =
+                if let shared { try shared.run { session in try apply(request, fingerprint: fingerprint, body, session) } }
+                else { try commits.run(on: engine) { session in try apply(request, fingerprint: fingerprint, body, session) } }
+            finished(nil)
+            return result
+        } catch {
+            finished(error)
+            throw error
+        }
     }
 
     /// A change's work inside its transaction: the stored result when the key was seen before,
