@@ -1,4 +1,4 @@
-// swift-tools-version:6.0
+// swift-tools-version:6.1
 import PackageDescription
 
 // Tally's modules, one concern each. The dependency arrows point down this list:
@@ -35,6 +35,11 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
         .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
+        // Traces: the Tracing API, and swift-otel's OTLP exporter over HTTP only (its gRPC exporter
+        // would add grpc-swift to every build for a transport Tally does not need).
+        .package(url: "https://github.com/apple/swift-distributed-tracing.git", from: "1.7.3"),
+        .package(url: "https://github.com/swift-otel/swift-otel.git", from: "1.6.0", traits: ["OTLPHTTP"]),
+        .package(url: "https://github.com/swift-otel/swift-w3c-trace-context.git", from: "1.0.0"),
     ],
     targets: [
         // libzmq, found through pkg-config; Debian/Ubuntu ship it as libzmq3-dev.
@@ -59,6 +64,16 @@ let package = Package(
             .product(name: "Prometheus", package: "swift-prometheus"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),
+        // Traces: W3C trace context as Tally carries it (envelope field, worker frame, CloudEvent
+        // attribute), the span names and attributes every process uses, and the OTLP exporter
+        // (swift-otel) run as a service of a process's group. Off unless an endpoint is configured.
+        .target(name: "TallyTracing", dependencies: [
+            .product(name: "Tracing", package: "swift-distributed-tracing"),
+            .product(name: "OTel", package: "swift-otel"),
+            .product(name: "W3CTraceContext", package: "swift-w3c-trace-context"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            .product(name: "Logging", package: "swift-log"),
+        ]),
         // The wire contract: envelopes, replies, error codes, JSON values, 7/MDP frames, the command catalog.
         .target(name: "TallyProtocol"),
         // Exact money: decimal parsing, minor units per currency, allocation, rounding.
@@ -79,7 +94,8 @@ let package = Package(
         ]),
         // The worker runtime: an MDP worker per thread that dispatches commands to a service's handlers.
         .target(name: "TallyWorker", dependencies: [
-            "ZeroMQ", "TallyProtocol", "TallyStorage", "TallyLifecycle",
+            "ZeroMQ", "TallyProtocol", "TallyStorage", "TallyLifecycle", "TallyTracing",
+            .product(name: "Tracing", package: "swift-distributed-tracing"),
             .product(name: "DequeModule", package: "swift-collections"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "Metrics", package: "swift-metrics"),
@@ -118,7 +134,8 @@ let package = Package(
         .target(name: "TallyRoster", dependencies: ["TallyProtocol", "TallyStorage", "TallyWorker"]),
         // The gateway: a Majordomo broker with a JSON front door.
         .target(name: "TallyGateway", dependencies: [
-            "ZeroMQ", "TallyProtocol", "TallyLifecycle",
+            "ZeroMQ", "TallyProtocol", "TallyLifecycle", "TallyTracing",
+            .product(name: "Tracing", package: "swift-distributed-tracing"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "Metrics", package: "swift-metrics"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -130,7 +147,8 @@ let package = Package(
         // The notifier: every service's events in, alerts by rule out (notifier.sqlite, a PUB
         // socket, and the `alerts` service); catch-up through the gateway; the `tally watch` stream.
         .target(name: "TallyNotifier", dependencies: [
-            "ZeroMQ", "TallyProtocol", "TallyStorage", "TallyWorker", "TallyClient", "TallyLifecycle",
+            "ZeroMQ", "TallyProtocol", "TallyStorage", "TallyWorker", "TallyClient", "TallyLifecycle", "TallyTracing",
+            .product(name: "Tracing", package: "swift-distributed-tracing"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "Metrics", package: "swift-metrics"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -145,7 +163,7 @@ let package = Package(
         .target(name: "TallyCLI", dependencies: [
             "ZeroMQ", "TallyProtocol", "TallyWorker", "TallyGateway", "TallyClient", "TallyCatalog",
             "TallyCurrency", "TallyMoney", "TallyNotifier", "TallyLifecycle", "TallyStorage", "TallyAuth", "TallyIdentity",
-            "TallyObservability",
+            "TallyObservability", "TallyTracing",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Prometheus", package: "swift-prometheus"),
             .product(name: "Logging", package: "swift-log"),

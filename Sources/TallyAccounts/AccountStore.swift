@@ -6,8 +6,9 @@ public struct AccountStore: Sendable {
     public let store: ServiceStore
 
     /// Opens the accounts data on `engine` and brings its schema up to date.
-    public init(engine: any StorageEngine, eventSink: (any EventSink)? = nil) throws {
-        store = try ServiceStore(service: "accounts", engine: engine, migrations: AccountsSchema.migrations, sink: eventSink)
+    public init(engine: any StorageEngine, eventSink: (any EventSink)? = nil, transactionObserver: (any TransactionObserver)? = nil) throws {
+        store = try ServiceStore(service: "accounts", engine: engine, migrations: AccountsSchema.migrations, sink: eventSink,
+            observer: transactionObserver)
     }
 
     /// Runs a change of `owner`'s accounts, recording its event (the account as the change left

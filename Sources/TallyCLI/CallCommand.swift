@@ -38,6 +38,9 @@ struct CallCommand: AsyncParsableCommand {
     @Option(help: "Access token to send, instead of the one tally login stored. Env: TALLY_TOKEN.")
     var token: String?
 
+    @Flag(help: "Start a trace: send a new W3C traceparent with the request and print its trace id to standard error.")
+    var trace = false
+
     func validate() throws {
         guard (0...100).contains(retries) else { throw ValidationError("--retries must be from 0 to 100") }
     }
@@ -51,10 +54,13 @@ struct CallCommand: AsyncParsableCommand {
             throw ValidationError("the args are not valid JSON: \(text)")
         }
         let client = try connection.client(tries: retries + 1)
+        let traceparent = trace ? TraceParent.newTrace() : nil
+        if let traceparent { FileHandle.standardError.write(Data("trace id: \(traceparent.traceID)\n".utf8)) }
         let frames = try await connection.send {
             let envelope = Envelope(
                 id: id, command: command, args: parsed, deadlineMilliseconds: connection.deadlineMilliseconds,
-                idempotencyKey: idempotencyKey ?? UUID().uuidString.lowercased(), token: try await accessToken(), locale: locale)
+                idempotencyKey: idempotencyKey ?? UUID().uuidString.lowercased(), token: try await accessToken(), locale: locale,
+                traceparent: traceparent?.text)
             return try await client.send(envelope.encoded())
         }
         let body = frames.first ?? Data()

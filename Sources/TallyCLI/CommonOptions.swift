@@ -8,6 +8,7 @@ import TallyClient
 import TallyLifecycle
 import TallyObservability
 import TallyProtocol
+import TallyTracing
 import UnixSignals
 
 /// Options every long-running process shares.
@@ -34,6 +35,21 @@ struct ProcessOptions: ParsableArguments {
             """)
     var cpuScheduling: CPUScheduling = EnvironmentDefaults.cpuScheduling
 
+    @Option(
+        help: """
+            Export OpenTelemetry traces over OTLP/HTTP to this collector, e.g. http://127.0.0.1:4318 (spans go to \
+            /v1/traces); 'off' (the default) traces nothing. The standard OTEL_* variables (OTEL_SERVICE_NAME, \
+            OTEL_TRACES_SAMPLER, OTEL_EXPORTER_OTLP_*) adjust it once on. Env: TALLY_TRACING_ENDPOINT.
+            """)
+    var tracingEndpoint: String = EnvironmentDefaults.tracingEndpoint
+
+    @Option(
+        help: """
+            The share of new traces exported, 0 to 1 (a request that brings a traceparent follows its caller's \
+            sampling decision). Env: TALLY_TRACING_SAMPLE_RATIO.
+            """)
+    var tracingSampleRatio: Double = EnvironmentDefaults.tracingSampleRatio
+
     @Option(help: .hidden)
     var parentPid: Int32?
 
@@ -47,6 +63,10 @@ struct ProcessOptions: ParsableArguments {
         }
         guard metrics == "off" || HTTPAddress(metrics) != nil else {
             throw ValidationError("--metrics must be HOST:PORT (e.g. 0.0.0.0:9464) or off")
+        }
+        guard (0...1).contains(tracingSampleRatio) else { throw ValidationError("--tracing-sample-ratio must be from 0 to 1") }
+        guard tracingEndpoint == "off" || tracingEndpoint.hasPrefix("http://") || tracingEndpoint.hasPrefix("https://") else {
+            throw ValidationError("--tracing-endpoint must be an http:// or https:// URL (OTLP/HTTP), or off")
         }
         if let value = EnvironmentDefaults.optionalString("TALLY_CPU_SCHEDULING"), CPUScheduling(rawValue: value) == nil {
             throw ValidationError("TALLY_CPU_SCHEDULING must be batch or normal; got '\(value)'")
@@ -94,6 +114,21 @@ struct ProcessOptions: ParsableArguments {
     /// The registry `bootstrap` made, for `runServices` to serve.
     private static let registry = Mutex<PrometheusCollectorRegistry?>(nil)
 
+    /// The process's tracer when `--tracing-endpoint` is set, else nil (tracing off); its exporter
+    /// runs as one of `runServices`' services. Call it once, after `bootstrap`.
+    func startTracing(serviceName: String, logger: Logger) throws -> TallyTracer? {
+        guard tracingEndpoint != "off" else { return nil }
+        let (tracer, exporter) = try TracingConfiguration(
+            endpoint: tracingEndpoint, serviceName: serviceName, sampleRatio: tracingSampleRatio
+        ).start(logger: logger)
+        Self.tracingExporter.withLock { $0 = exporter }
+        logger.info("tracing on", metadata: ["endpoint": "\(tracingEndpoint)", "sample_ratio": "\(tracingSampleRatio)"])
+        return tracer
+    }
+
+    /// The span exporter `startTracing` made, for `runServices` to run.
+    private static let tracingExporter = Mutex<(any Service)?>(nil)
+
     /// Runs `services` until SIGTERM or SIGINT, shutting them down gracefully. When started by a
     /// supervisor (`tally up`, or a test), also stops if that parent goes away, so no process is
     /// ever left behind. `readiness` (sd_notify) hears when shutdown begins.
@@ -106,6 +141,8 @@ struct ProcessOptions: ParsableArguments {
         if let address = metricsAddress, let registry = Self.registry.withLock({ $0 }) {
             configured.append(.init(service: MetricsEndpoint(address: address, registry: registry, logger: logger)))
         }
+        // Before the process's own services, so that it stops after them and exports the spans of their drain.
+        if let exporter = Self.tracingExporter.withLock({ $0 }) { configured.append(.init(service: exporter)) }
         configured += services.map { .init(service: $0) }
         if let readiness {
             configured.append(.init(service: ShutdownAnnouncer(readiness: readiness), successTerminationBehavior: .ignore))

@@ -18,6 +18,10 @@ enum EnvironmentDefaults {
         ProcessInfo.processInfo.environment[name].flatMap { Int($0) } ?? fallback
     }
 
+    static func double(_ name: String, _ fallback: Double) -> Double {
+        ProcessInfo.processInfo.environment[name].flatMap { Double($0) } ?? fallback
+    }
+
     static var frontend: String { string("TALLY_GATEWAY_FRONTEND", "tcp://127.0.0.1:5555") }
     static var backend: String { string("TALLY_GATEWAY_BACKEND", "tcp://127.0.0.1:5556") }
     static var heartbeatMilliseconds: Int { int("TALLY_HEARTBEAT_MS", 2500) }
@@ -38,6 +42,8 @@ enum EnvironmentDefaults {
     static var logLevel: String { string("TALLY_LOG_LEVEL", "info") }
     static var logFormat: ProcessOptions.LogFormat { ProcessOptions.LogFormat(rawValue: string("TALLY_LOG_FORMAT", "text")) ?? .text }
     static var metricsAddress: String { string("TALLY_METRICS_ADDRESS", "off") }
+    static var tracingEndpoint: String { string("TALLY_TRACING_ENDPOINT", "off") }
+    static var tracingSampleRatio: Double { double("TALLY_TRACING_SAMPLE_RATIO", 1) }
     static var durability: Durability { Durability(rawValue: string("TALLY_DURABILITY", "disk")) ?? .disk }
     static var cpuScheduling: CPUScheduling { CPUScheduling(rawValue: string("TALLY_CPU_SCHEDULING", "batch")) ?? .batch }
     /// MDP workers (threads) per worker process: one per core.

@@ -68,6 +68,7 @@ struct GatewayCommand: AsyncParsableCommand {
 
     func run() async throws {
         let logger = process.bootstrap(label: "tally.gateway")
+        let tracer = try process.startTracing(serviceName: "tally-gateway", logger: logger)
         let keys = try curveKey.keys()
         let context = try ZMQContext()
         let configuration = GatewayConfiguration(
@@ -75,7 +76,7 @@ struct GatewayCommand: AsyncParsableCommand {
             liveness: heartbeat.liveness, maximumMessageBytes: maxMessageBytes, defaultDeadline: .milliseconds(defaultDeadlineMs),
             maximumQueueDepth: maxQueueDepth, maximumClientRequests: maxClientRequests, maximumHeldReplies: maxHeldReplies,
             drainTimeout: .milliseconds(drainTimeoutMs), drainQuietPeriod: .milliseconds(drainQuietMs), catalog: ServiceCatalog.commands,
-            schemas: ServiceCatalog.schemas, curve: keys)
+            schemas: ServiceCatalog.schemas, curve: keys, tracer: tracer)
         let readiness = Readiness(parts: ["gateway"])
         let gateway = GatewayService(
             configuration: configuration, context: context, logger: logger, readiness: readiness.reporter(for: "gateway"))

@@ -111,6 +111,7 @@ struct NotifierCommand: AsyncParsableCommand {
 
     func run() async throws {
         let logger = process.bootstrap(label: "tally.notifier")
+        let tracer = try process.startTracing(serviceName: "tally-notifier", logger: logger)
         let verifier = try keys.verifier(dataDirectory: dataDir, logger: logger)
         let serviceToken = try readServiceToken()
         if serviceToken == nil {
@@ -127,7 +128,7 @@ struct NotifierCommand: AsyncParsableCommand {
             catchUpInterval: .milliseconds(catchUpMs), catchUpTimeout: .milliseconds(catchUpTimeoutMs),
             maximumEventBytes: Int64(maxEventBytes), maximumQueuedAlerts: Int32(maxQueuedAlerts),
             eventSources: NotifierConfiguration.eventSources(in: ServiceCatalog.commands), serviceToken: serviceToken,
-            curve: gatewayCurve)
+            curve: gatewayCurve, tracer: tracer)
         configuration.frontendEndpoints = try EndpointList.parse(frontend, option: "--frontend")
         let workers = WorkerConfiguration(
             backendEndpoints: try EndpointList.parse(backend, option: "--backend"), heartbeatInterval: heartbeat.interval, liveness: heartbeat.liveness, curve: gatewayCurve)
@@ -144,7 +145,8 @@ struct NotifierCommand: AsyncParsableCommand {
             guards + [
                 notifier,
                 WorkerService(
-                    handler: AlertsService(store: store), middleware: ServiceCatalog.middleware(verifier: verifier),
+                    handler: AlertsService(store: store),
+                    middleware: (tracer.map { [RequestTracing(tracer: $0)] } ?? []) + ServiceCatalog.middleware(verifier: verifier),
                     configuration: workers, context: context, logger: logger,
                     readiness: readiness.reporter(for: "alerts")),
             ], readiness: readiness, logger: logger)

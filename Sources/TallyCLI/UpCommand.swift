@@ -61,9 +61,10 @@ struct UpCommand: AsyncParsableCommand {
         try FileManager.default.createDirectory(atPath: dataDir, withIntermediateDirectories: true)
         let data = try database.location(dataDirectory: dataDir)
         try UpBootstrap(dataDirectory: dataDir, data: data, passwordHashing: passwordHashing.parameters, logger: logger).run(admin: admin ?? EnvironmentDefaults.adminUser)
-        // Children share the log and scheduling settings.
+        // Children share the log, scheduling and tracing settings.
         let shared = heartbeat.arguments + [
             "--log-level", process.logLevel, "--log-format", process.logFormat.rawValue, "--cpu-scheduling", process.cpuScheduling.rawValue,
+            "--tracing-endpoint", process.tracingEndpoint, "--tracing-sample-ratio", "\(process.tracingSampleRatio)",
         ]
         var children = [ChildSpec(name: "gateway", arguments: ["gateway", "--frontend", frontend, "--backend", backend] + shared)]
         for service in ServiceCatalog.all {

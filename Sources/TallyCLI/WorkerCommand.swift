@@ -70,13 +70,16 @@ struct WorkerCommand: AsyncParsableCommand {
 
     func run() async throws {
         let logger = process.bootstrap(label: "tally.worker.\(service)")
+        let tracer = try process.startTracing(serviceName: "tally-\(service)", logger: logger)
         let context = try ZMQContext()
         let publisher = ServiceCatalog.publishingEvents.contains(service)
             ? EventPublisher(
                 service: service, endpoints: try EndpointList.parse(eventsEndpoint, option: "--events-endpoint"), context: context, logger: logger, curve: try curve.notifier())
             : nil
         var options = ServiceOptions(eventSink: publisher, identity: identity.settings)
-        var middleware = [any RequestMiddleware]()
+        options.transactionObserver = tracer.map { TransactionTracing(tracer: $0) }
+        // First: the span covers everything the request goes through.
+        var middleware: [any RequestMiddleware] = tracer.map { [RequestTracing(tracer: $0)] } ?? []
         #if TALLY_FAULT_INJECTION
         let faults = faultOptions.faults
         options.eventSink = faults.eventSink(replacing: publisher, logger: logger)

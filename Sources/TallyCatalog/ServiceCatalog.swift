@@ -52,16 +52,19 @@ public enum ServiceCatalog {
         case "calc": CalcService()
         case "accounts":
             AccountsService(store: try AccountStore(
-                engine: try data.engine(for: "accounts"), eventSink: options.eventSink))
+                engine: try data.engine(for: "accounts"), eventSink: options.eventSink,
+                transactionObserver: options.transactionObserver))
         case "currency":
             try CurrencyService(
                 engine: try data.engine(for: "currency"), beforeChunk: options.beforeCurrencyChunk)
         case "shopping":
             ShoppingService(store: try ShoppingStore(
-                engine: try data.engine(for: "shopping"), eventSink: options.eventSink))
+                engine: try data.engine(for: "shopping"), eventSink: options.eventSink,
+                transactionObserver: options.transactionObserver))
         case "roster":
             RosterService(store: try RosterStore(
-                engine: try data.engine(for: "roster"), eventSink: options.eventSink))
+                engine: try data.engine(for: "roster"), eventSink: options.eventSink,
+                transactionObserver: options.transactionObserver))
         case "alerts": AlertsService(store: try NotifierStore(engine: try data.engine(for: "notifier")))
         case "identity": try identityService(data: data, options: options)
         default: nil
@@ -73,13 +76,16 @@ public enum ServiceCatalog {
             throw KeyFileError("the identity service signs access tokens and needs a private key (--signing-key)")
         }
         return try IdentityService(
-            store: try identityStore(data: data, eventSink: options.eventSink), signingKey: signingKey,
+            store: try identityStore(data: data, eventSink: options.eventSink, transactionObserver: options.transactionObserver),
+            signingKey: signingKey,
             settings: options.identity)
     }
 
     /// The identity service's data, for the service and for operators' tools.
-    public static func identityStore(data: DataLocation, eventSink: (any EventSink)? = nil) throws -> IdentityStore {
-        try IdentityStore(engine: try data.engine(for: "identity"), eventSink: eventSink)
+    public static func identityStore(
+        data: DataLocation, eventSink: (any EventSink)? = nil, transactionObserver: (any TransactionObserver)? = nil
+    ) throws -> IdentityStore {
+        try IdentityStore(engine: try data.engine(for: "identity"), eventSink: eventSink, transactionObserver: transactionObserver)
     }
 }
 
@@ -93,6 +99,8 @@ public struct ServiceOptions {
     public var signingKey: TokenSigningKey?
     /// identity: token lifetimes, password hashing, login throttling.
     public var identity: IdentitySettings
+    /// Services that change state: told of each change's transaction (the worker's tracing).
+    public var transactionObserver: (any TransactionObserver)?
 
     public init(
         beforeCurrencyChunk: (@Sendable (Int) -> Void)? = nil, eventSink: (any EventSink)? = nil, signingKey: TokenSigningKey? = nil,

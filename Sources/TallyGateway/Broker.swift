@@ -3,6 +3,8 @@ import Foundation
 import Logging
 import Metrics
 import TallyProtocol
+import TallyTracing
+import Tracing
 
 /// How the broker puts frames on the wire, never waiting: a full peer and a gone one are told
 /// apart, so the broker can hold a reply for the first and act on the second.
@@ -51,6 +53,8 @@ final class Broker {
     private let metrics: GatewayMetrics
     /// `configuration.workerExpiry`, worked out once: every worker message moves an expiry by it.
     private let workerExpiry: Duration
+    /// `configuration.tracer`: nil (tracing off) costs a request one check of it.
+    private let tracer: TallyTracer?
 
     /// How often held replies are tried again while a client's queue stays full.
     static let heldReplyRetry = Duration.milliseconds(1)
@@ -65,6 +69,7 @@ final class Broker {
         tallyServices = configuration.catalog.workerServices.union(CommandCatalog.gatewayServices)
         metrics = GatewayMetrics(catalog: configuration.catalog)
         workerExpiry = configuration.workerExpiry
+        tracer = configuration.tracer
         for name in configuration.catalog.workerServices {
             services[name] = ServiceRecord(name: name, now: startedAt, metrics: metrics.service(name))
         }
@@ -166,7 +171,8 @@ final class Broker {
         enqueue(
             body: [body][...], from: address, service: service, command: head.command,
             envelopeID: head.id, timeout: timeout,
-            retrySafe: configuration.catalog.isSafeToRetry(command: head.command, idempotencyKey: head.idempotencyKey))
+            retrySafe: configuration.catalog.isSafeToRetry(command: head.command, idempotencyKey: head.idempotencyKey),
+            trace: (head.traceparent, head.tracestate))
     }
 
     /// A 7/MDP request of a service Tally does not define: its body frames go to a worker untouched.
@@ -179,7 +185,7 @@ final class Broker {
 
     private func enqueue(
         body: ArraySlice<Data>, from address: ClientAddress, service: String, command: String?, envelopeID: String?,
-        timeout: Duration, retrySafe: Bool
+        timeout: Duration, retrySafe: Bool, trace: (parent: String?, state: String?) = (nil, nil)
     ) {
         guard !isDraining else {
             refusedWhileDraining += 1
@@ -214,6 +220,13 @@ final class Broker {
             id: nextRequestID, client: address, envelopeID: envelopeID, command: command, service: service,
             body: body, acceptedAt: clock.now, timeout: timeout, retrySafe: retrySafe)
         nextRequestID += 1
+        if let tracer, let command {
+            // A child of the caller's span, or the root of a new trace when the caller sent none.
+            let span = tracer.startSpan(SpanNames.request(command), kind: .server, traceparent: trace.parent, tracestate: trace.state)
+            SpanNames.setRequestAttributes(span, command: command, requestID: envelopeID)
+            request.span = span
+            request.traceparentFrame = tracer.traceparent(of: span).map { Data($0.utf8) }
+        }
         requests[request.id] = request
         deadlines.insert(request: request.id, deadline: request.deadline, timeout: timeout)
         serviceRecord.queue.append(request.id)
@@ -241,7 +254,7 @@ final class Broker {
         let known = workers[identity]
         known?.expiry = now + workerExpiry
         switch message {
-        case .ready(let service, let capacity, let descriptionFrame):
+        case .ready(let service, let capacity, let descriptionFrame, let takesTraceContext):
             guard known == nil else {
                 removeWorker(identity, reason: "sent READY twice", notify: true)
                 return
@@ -269,7 +282,8 @@ final class Broker {
                     return
                 }
             }
-            let worker = WorkerRecord(identity: identity, service: service, capacity: capacity, expiry: now + workerExpiry)
+            let worker = WorkerRecord(
+                identity: identity, service: service, capacity: capacity, takesTraceContext: takesTraceContext, expiry: now + workerExpiry)
             workers[identity] = worker
             let serviceRecord = services[service] ?? ServiceRecord(name: service, now: now, metrics: metrics.service(service))
             services[service] = serviceRecord
@@ -326,6 +340,10 @@ final class Broker {
             let handling = now - (request.dispatchedAt ?? now)
             // The worker's word, never the body's: a reply without an outcome is counted ok.
             let isError = outcome.map { $0 != "ok" } ?? false
+            if let span = request.span {
+                SpanNames.setOutcome(span, errorCode: isError ? outcome : nil)
+                span.end()
+            }
             serviceRecord.record(served: handling, error: isError)
             metrics.command(request.command, of: request.service).record(
                 outcome: isError ? "error" : "ok", duration: now - request.acceptedAt)
@@ -373,6 +391,7 @@ final class Broker {
             frames.append(worker.identity)
             frames.append(contentsOf: Majordomo.BrokerMessage.requestHeader)
             frames.append(PendingRequest.token(requestID))
+            if worker.takesTraceContext, let traceparent = request.traceparentFrame { frames.append(traceparent) }
             frames.append(Data())
             frames.append(contentsOf: body)
             guard transport.sendToWorker(frames) == .sent else {
@@ -383,6 +402,13 @@ final class Broker {
             request.worker = worker.identity
             request.dispatchedAt = now
             request.attempts += 1
+            if let span = request.span {
+                // The queue wait, as an event of the request's span: when it left the queue, after how long.
+                span.addEvent(SpanEvent(name: "dispatched", attributes: [
+                    "tally.queue_wait_ms": .int64(Int64((now - request.acceptedAt).roundedMilliseconds)),
+                    "tally.attempt": .int64(Int64(request.attempts)),
+                ]))
+            }
             worker.held.append(requestID)
             dispatches += 1
             worker.lastDispatch = dispatches
@@ -545,6 +571,10 @@ final class Broker {
     // MARK: Replies
 
     private func fail(_ request: PendingRequest, _ error: TallyError) {
+        if let span = request.span {
+            SpanNames.setOutcome(span, errorCode: error.code.rawValue)
+            span.end()
+        }
         services[request.service]?.record(error: true)
         metrics.command(request.command, of: request.service).record(
             outcome: error.code.rawValue, duration: clock.now - request.acceptedAt)

@@ -1,5 +1,6 @@
 import DequeModule
 import Foundation
+import Tracing
 import TallyProtocol
 
 /// A request the gateway has accepted and not yet answered.
@@ -26,6 +27,10 @@ final class PendingRequest {
     var worker: Data?
     var dispatchedAt: ContinuousClock.Instant?
     var attempts = 0
+    /// The gateway's span of the request, from its arrival to its answer, while tracing is on.
+    var span: (any Span)?
+    /// That span's W3C `traceparent`, the frame a REQUEST carries to a worker that asked for it.
+    var traceparentFrame: Data?
 
     init(
         id: UInt64, client: ClientAddress, envelopeID: String?, command: String?, service: String, body: ArraySlice<Data>,
@@ -78,11 +83,14 @@ final class WorkerRecord {
     /// longer one of its service's members, so it gets no more requests, and is kept only until
     /// it has answered those it holds.
     var isLeaving = false
+    /// Whether its READY asked for the gateway's trace context in each REQUEST (6.1, `traceparent`).
+    let takesTraceContext: Bool
 
-    init(identity: Data, service: String, capacity: Int, expiry: ContinuousClock.Instant) {
+    init(identity: Data, service: String, capacity: Int, takesTraceContext: Bool = false, expiry: ContinuousClock.Instant) {
         self.identity = identity
         self.service = service
         self.capacity = capacity
+        self.takesTraceContext = takesTraceContext
         self.expiry = expiry
     }
 

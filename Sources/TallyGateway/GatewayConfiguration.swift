@@ -1,4 +1,5 @@
 import TallyProtocol
+import TallyTracing
 import ZeroMQ
 
 /// Endpoints, timers and limits of the gateway, and the catalog of the commands it serves.
@@ -46,6 +47,9 @@ public struct GatewayConfiguration: Sendable {
     /// gateway's key pair; nil serves both in plain text. The process's `ZAPHandler` decides who
     /// connects; the broker also checks each worker's READY against the services its key allows.
     public var curve: CurveKeyPair?
+    /// Traces each request of Tally's services (a span from its arrival to its answer, passed to
+    /// workers that ask for it, 6.1); nil traces nothing.
+    public var tracer: TallyTracer?
 
     public init(
         frontendEndpoint: String = "tcp://127.0.0.1:5555",
@@ -62,7 +66,8 @@ public struct GatewayConfiguration: Sendable {
         drainQuietPeriod: Duration = .milliseconds(100),
         catalog: CommandCatalog = CommandCatalog(CommandCatalog.gateway),
         schemas: SchemaLibrary = SchemaLibrary(),
-        curve: CurveKeyPair? = nil
+        curve: CurveKeyPair? = nil,
+        tracer: TallyTracer? = nil
     ) {
         self.frontendEndpoint = frontendEndpoint
         self.backendEndpoint = backendEndpoint
@@ -79,6 +84,7 @@ public struct GatewayConfiguration: Sendable {
         self.catalog = catalog
         self.schemas = schemas
         self.curve = curve
+        self.tracer = tracer
     }
 
     /// Silence after which a worker is dead.

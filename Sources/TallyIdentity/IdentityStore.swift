@@ -7,8 +7,9 @@ public struct IdentityStore: Sendable {
     public let store: ServiceStore
 
     /// Opens the identity data on `engine` and brings its schema up to date.
-    public init(engine: any StorageEngine, eventSink: (any EventSink)? = nil) throws {
-        store = try ServiceStore(service: "identity", engine: engine, migrations: IdentitySchema.migrations, sink: eventSink)
+    public init(engine: any StorageEngine, eventSink: (any EventSink)? = nil, transactionObserver: (any TransactionObserver)? = nil) throws {
+        store = try ServiceStore(service: "identity", engine: engine, migrations: IdentitySchema.migrations, sink: eventSink,
+            observer: transactionObserver)
     }
 
     /// Runs a change whose result carries a secret (a token): it is never stored under an

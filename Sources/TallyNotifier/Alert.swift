@@ -17,10 +17,13 @@ public struct Alert: Codable, Sendable, Equatable {
     public var source: String
     public var eventID: String
     public var data: JSONValue
+    /// The W3C trace id of the request whose event caused the alert (from the event's
+    /// `traceparent`), so the alert can be found in the traces; nil when it was not traced.
+    public var traceID: String?
 
     public init(
         sequence: Int64, kind: String, owner: String, text: String, time: String, source: String, eventID: String,
-        data: JSONValue
+        data: JSONValue, traceID: String? = nil
     ) {
         self.sequence = sequence
         self.kind = kind
@@ -30,12 +33,14 @@ public struct Alert: Codable, Sendable, Equatable {
         self.source = source
         self.eventID = eventID
         self.data = data
+        self.traceID = traceID
     }
 
     enum CodingKeys: String, CodingKey {
         case sequence, kind, owner, text, time, source
         case eventID = "event_id"
         case data
+        case traceID = "trace_id"
     }
 
     /// The PUB topic: `alert.<owner>.<kind>` (see `NotifierTopic`).
@@ -56,6 +61,7 @@ public struct Alert: Codable, Sendable, Equatable {
             members.string("source", source, into: &out)
             members.string("text", text, into: &out)
             members.string("time", time, into: &out)
+            members.optionalString("trace_id", traceID, into: &out)
         }
     }
 }

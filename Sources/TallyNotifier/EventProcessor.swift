@@ -1,6 +1,8 @@
 import Foundation
 import Logging
 import TallyProtocol
+import TallyTracing
+import Tracing
 
 /// The notifier's logic, without sockets: handles each event once, notices holes in a source's
 /// sequence, and fills them from the source's event feed. Runs on one thread (the inlet's).
@@ -68,11 +70,14 @@ public final class EventProcessor {
     /// Sources with an event of an epoch their progress does not count in, not handled: each is
     /// caught up on once the batch is handled, which takes up the source's current history.
     private var unfollowedSources: Set<String> = []
+    /// Traces the handling of events that carry a `traceparent`; nil traces nothing.
+    let tracer: TallyTracer?
 
     public init(
         store: NotifierStore, feed: any EventFeed, catalogSources: [String], pageSize: Int = 100,
         initialBackoff: Duration = .seconds(1), maximumBackoff: Duration = .seconds(30), patience: Duration = .seconds(15),
-        reorderWindow: Duration = EventProcessor.defaultReorderWindow, logger: Logger, publish: @escaping Publish
+        reorderWindow: Duration = EventProcessor.defaultReorderWindow, logger: Logger, tracer: TallyTracer? = nil,
+        publish: @escaping Publish
     ) {
         self.reorderWindow = ReorderWindow(length: reorderWindow)
         self.store = store
@@ -84,6 +89,7 @@ public final class EventProcessor {
         self.patience = patience
         self.logger = logger
         self.publish = publish
+        self.tracer = tracer
         metrics = NotifierMetrics(sources: catalogSources)
         publishedThrough = try? store.lastAlertSequence()
     }
@@ -241,7 +247,15 @@ public final class EventProcessor {
         // Whether alerts may be stored that this notifier has not published: a duplicate's (if
         // another notifier handled it), or those between the last published and this batch's.
         var storedElsewhere = false
-        for (event, result) in zip(events, store.handle(events)) {
+        // Each traced event's handling is a span, a child of the span that recorded the event,
+        // open from before its transaction to after its alerts are published.
+        let spans: [(any Span)?]? = tracer.map { tracer in
+            events.map { event in event.traceparent == nil ? nil : eventSpan(event, tracer) }
+        }
+        defer { spans?.forEach { $0?.end() } }
+        for (index, (event, result)) in zip(events, store.handle(events)).enumerated() {
+            let span = spans?[index]
+            span?.attributes["tally.outcome"] = result.outcome
             switch result {
             case .success(.duplicate):
                 storedElsewhere = true
@@ -263,6 +277,7 @@ public final class EventProcessor {
                     "event handled",
                     metadata: ["request_id": "\(requestID)", "type": "\(event.type)", "sequence": "\(event.sequence)", "alerts": "\(alerts.count)"])
                 for alert in alerts {
+                    if let span, let tracer { alertSpan(alert, parent: span, tracer) }
                     metrics.alert(kind: alert.kind)
                     logger.info(
                         "alert",
@@ -284,6 +299,37 @@ public final class EventProcessor {
         }
         if storedElsewhere { publishStoredAlerts() }
         return failed
+    }
+
+    /// The span of one event's handling, after OpenTelemetry's messaging conventions: a consumer
+    /// that processes a message from a ZeroMQ subscription, named by the event's type.
+    private func eventSpan(_ event: CloudEvent, _ tracer: TallyTracer) -> any Span {
+        let span = tracer.startSpan("process \(event.type)", kind: .consumer, traceparent: event.traceparent)
+        span.updateAttributes { attributes in
+            attributes["messaging.system"] = "zeromq"
+            attributes["messaging.operation.type"] = "process"
+            attributes["messaging.destination.name"] = event.type
+            attributes["messaging.message.id"] = event.id
+            attributes["cloudevents.event_id"] = event.id
+            attributes["cloudevents.event_source"] = event.source
+            attributes["cloudevents.event_type"] = event.type
+            attributes["tally.event.sequence"] = event.sequence
+            if let requestID = event.requestID { attributes["tally.request_id"] = requestID }
+        }
+        return span
+    }
+
+    /// The span of an alert the event made, a child of the event's: its number and kind (not its
+    /// owner, who is a person).
+    private func alertSpan(_ alert: Alert, parent: any Span, _ tracer: TallyTracer) {
+        let span = tracer.startSpan("create alert.\(alert.kind)", kind: .producer, parent: parent)
+        span.updateAttributes { attributes in
+            attributes["messaging.system"] = "zeromq"
+            attributes["messaging.operation.type"] = "create"
+            attributes["tally.alert.sequence"] = alert.sequence
+            attributes["tally.alert.kind"] = alert.kind
+        }
+        span.end()
     }
 
     /// The highest alert sequence stored, for the heartbeat, once the alerts stored since the last
@@ -319,6 +365,18 @@ public final class EventProcessor {
         } catch {
             // Published later (the next batch or heartbeat); watchers fetch what they miss meanwhile.
             logger.warning("could not read stored alerts to publish", metadata: ["after": "\(through)", "error": "\(error)"])
+        }
+    }
+}
+
+extension Result<NotifierStore.Outcome, any Error> {
+    /// What became of an event, for its span: `handled`, `duplicate`, `other_epoch` or `failed`.
+    fileprivate var outcome: String {
+        switch self {
+        case .success(.handled): "handled"
+        case .success(.duplicate): "duplicate"
+        case .success(.otherEpoch): "other_epoch"
+        case .failure: "failed"
         }
     }
 }

@@ -71,5 +71,9 @@ enum NotifierSchema {
         Migration("notifier-source-epoch") { session in
             try session.execute("ALTER TABLE source_progress ADD COLUMN epoch TEXT")
         },
+        // The trace of the request whose event caused an alert (Alert.traceID), null when it was not traced.
+        Migration("notifier-alert-trace-id") { session in
+            try session.execute("ALTER TABLE alert ADD COLUMN trace_id TEXT")
+        },
     ]
 }

@@ -3,6 +3,7 @@ import Logging
 import ServiceLifecycle
 import TallyLifecycle
 import TallyProtocol
+import TallyTracing
 import ZeroMQ
 
 /// How the notifier listens, publishes and catches up.
@@ -47,13 +48,16 @@ public struct NotifierConfiguration: Sendable {
     /// publish events) and the outlet (domain `subscriber`) and making catch-up calls, with the
     /// gateway's public key as `serverKey`; nil runs all three in plain text.
     public var curve: CurveClientKeys?
+    /// Traces the handling of each event that carries a `traceparent`, and the alerts it makes;
+    /// nil traces nothing.
+    public var tracer: TallyTracer?
 
     public init(
         eventsEndpoint: String = "tcp://127.0.0.1:5557", alertsEndpoint: String = "tcp://127.0.0.1:5558",
         frontendEndpoint: String = "tcp://127.0.0.1:5555", catchUpInterval: Duration = .seconds(5),
         catchUpTimeout: Duration = .seconds(2), heartbeatInterval: Duration = .seconds(1),
         receiveHighWaterMark: Int32 = 100_000, maximumEventBytes: Int64 = 1 << 20, maximumQueuedAlerts: Int32 = 100_000,
-        eventSources: [String] = [], serviceToken: String? = nil, curve: CurveClientKeys? = nil
+        eventSources: [String] = [], serviceToken: String? = nil, curve: CurveClientKeys? = nil, tracer: TallyTracer? = nil
     ) {
         self.eventsEndpoint = eventsEndpoint
         self.alertsEndpoint = alertsEndpoint
@@ -67,6 +71,7 @@ public struct NotifierConfiguration: Sendable {
         self.eventSources = eventSources
         self.serviceToken = serviceToken
         self.curve = curve
+        self.tracer = tracer
     }
 
     /// The services of `catalog` with a `<service>.events` command.
@@ -144,7 +149,7 @@ public struct NotifierService: Service {
                 curve: configuration.curve),
             catalogSources: configuration.eventSources,
             initialBackoff: max(configuration.catchUpInterval, .milliseconds(100)),
-            logger: logger
+            logger: logger, tracer: configuration.tracer
         ) { topic, body in
             do { try outlet.send([Data(topic.utf8), body], dontWait: true) } catch {
                 logger.warning("could not publish", metadata: ["topic": "\(topic)", "error": "\(error)"])

@@ -158,17 +158,18 @@ public final class NotifierStore: Sendable {
             as: Int64.self)
         else { throw StorageFailure(location: engine.location, detail: "the alert_counter row is missing") }
         var sequence = last - Int64(drafts.count)
+        let traceID = event.traceparent.flatMap(TraceParent.init)?.traceID
         return try drafts.map { draft in
             sequence += 1
             let dataText = String(decoding: try TallyJSON.encode(draft.data), as: UTF8.self)
             try session.execute("""
-                INSERT INTO alert (sequence, kind, owner, text, time, source, event_id, data_json, created_at_ms)
+                INSERT INTO alert (sequence, kind, owner, text, time, source, event_id, data_json, created_at_ms, trace_id)
                 VALUES (\(sequence), \(draft.kind), \(draft.owner), \(draft.text), \(event.time), \(event.source), \(event.id),
-                    \(dataText), \(timestamp: now))
+                    \(dataText), \(timestamp: now), \(traceID))
                 """)
             return Alert(
                 sequence: sequence, kind: draft.kind, owner: draft.owner, text: draft.text, time: event.time,
-                source: event.source, eventID: event.id, data: draft.data)
+                source: event.source, eventID: event.id, data: draft.data, traceID: traceID)
         }
     }
 
@@ -271,14 +272,14 @@ public final class NotifierStore: Sendable {
         if let owner { conditions.append("owner = \(owner)") }
         return try engine.read { session in
             let rows = try session.fetchAll("""
-                SELECT sequence, kind, owner, text, time, source, event_id, data_json FROM alert
+                SELECT sequence, kind, owner, text, time, source, event_id, data_json, trace_id FROM alert
                 WHERE \(SQL.joined(conditions, separator: " AND ")) ORDER BY sequence LIMIT \(limit + 1)
                 """)
             let alerts = try rows.prefix(limit).map { row in
                 Alert(
                     sequence: try row["sequence"], kind: try row["kind"], owner: try row["owner"], text: try row["text"],
                     time: try row["time"], source: try row["source"], eventID: try row["event_id"],
-                    data: try JSONReader.parse(try row["data_json"] as Data))
+                    data: try JSONReader.parse(try row["data_json"] as Data), traceID: try row["trace_id"])
             }
             return AlertPage(alerts: alerts, lastSequence: try Self.lastAlertSequence(session), more: rows.count > limit)
         }

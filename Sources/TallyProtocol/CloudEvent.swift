@@ -33,15 +33,19 @@ public struct CloudEvent: Codable, Sendable, Equatable {
     /// epochs may be two different events; a subscriber that sees a new epoch asks the feed where
     /// it began (`<service>.events`' `epoch_began_after`). Absent from publishers that keep none.
     public var epoch: String?
+    /// The W3C trace context of the span that recorded the event (the CloudEvents
+    /// distributed-tracing extension, `traceparent`): a subscriber's handling of the event joins
+    /// the trace of the request that caused it. Absent when that request was not traced.
+    public var traceparent: String?
 
     enum CodingKeys: String, CodingKey {
-        case specversion, id, source, type, time, subject, datacontenttype, sequence, data, epoch
+        case specversion, id, source, type, time, subject, datacontenttype, sequence, data, epoch, traceparent
         case requestID = "requestid"
     }
 
     public init(
         id: String, source: String, type: String, time: String, subject: String? = nil, sequence: Int64, data: JSONValue,
-        requestID: String? = nil, epoch: String? = nil
+        requestID: String? = nil, epoch: String? = nil, traceparent: String? = nil
     ) {
         specversion = "1.0"
         self.id = id
@@ -54,6 +58,7 @@ public struct CloudEvent: Codable, Sendable, Equatable {
         self.data = data
         self.requestID = requestID
         self.epoch = epoch
+        self.traceparent = traceparent
     }
 
     /// The service whose sequence this event carries: `source` without `tally/`, else the first
@@ -104,7 +109,7 @@ public struct CloudEvent: Codable, Sendable, Equatable {
         var event = CloudEvent(
             id: try string(.id), source: try string(.source), type: try string(.type), time: try string(.time),
             subject: try optionalString(.subject), sequence: sequence, data: payload, requestID: try optionalString(.requestID),
-            epoch: try optionalString(.epoch))
+            epoch: try optionalString(.epoch), traceparent: try optionalString(.traceparent))
         event.specversion = try string(.specversion)
         event.datacontenttype = try optionalString(.datacontenttype)
         guard !event.id.isEmpty, !event.type.isEmpty, event.sequence >= 1, !event.service.isEmpty else {
@@ -130,6 +135,7 @@ public struct CloudEvent: Codable, Sendable, Equatable {
             members.string("specversion", specversion, into: &out)
             members.optionalString("subject", subject, into: &out)
             members.string("time", time, into: &out)
+            members.optionalString("traceparent", traceparent, into: &out)
             members.string("type", type, into: &out)
         }
     }

@@ -1,6 +1,7 @@
 import Foundation
 
-/// A request as it travels: `{"id", "command", "args", "deadline_ms", "idempotency_key", "token", "locale"}`.
+/// A request as it travels: `{"id", "command", "args", "deadline_ms", "idempotency_key", "token", "locale",
+/// "traceparent", "tracestate"}`.
 ///
 /// The gateway decodes it without building `args` (it only routes); the worker decodes it once,
 /// args included, and hands the args to the command's handler.
@@ -12,10 +13,15 @@ public struct Envelope: Sendable {
     public var idempotencyKey: String?
     public var token: String?
     public var locale: String?
+    /// W3C trace context (`TraceParent`): the caller's span, which the request's spans join.
+    public var traceparent: String?
+    /// W3C `tracestate`, vendors' trace data passed along unread.
+    public var tracestate: String?
 
     public init(
         id: String? = nil, command: String, args: JSONValue = .object([:]), deadlineMilliseconds: Int? = nil,
-        idempotencyKey: String? = nil, token: String? = nil, locale: String? = nil
+        idempotencyKey: String? = nil, token: String? = nil, locale: String? = nil, traceparent: String? = nil,
+        tracestate: String? = nil
     ) {
         self.id = id
         self.command = command
@@ -24,6 +30,8 @@ public struct Envelope: Sendable {
         self.idempotencyKey = idempotencyKey
         self.token = token
         self.locale = locale
+        self.traceparent = traceparent
+        self.tracestate = tracestate
     }
 
     /// The service that serves the command: the part before the first dot.
@@ -36,7 +44,7 @@ public struct Envelope: Sendable {
     public static let maximumDeadlineMilliseconds = 600_000
 
     enum CodingKeys: String, CodingKey {
-        case id, command, args, token, locale
+        case id, command, args, token, locale, traceparent, tracestate
         case deadlineMilliseconds = "deadline_ms"
         case idempotencyKey = "idempotency_key"
     }
@@ -56,6 +64,8 @@ extension Envelope: Codable {
         idempotencyKey = head.idempotencyKey
         token = head.token
         locale = head.locale
+        traceparent = head.traceparent
+        tracestate = head.tracestate
         args = .object(try fields.objectArgs())
     }
 
@@ -87,6 +97,8 @@ extension Envelope: Codable {
         try container.encodeIfPresent(idempotencyKey, forKey: .idempotencyKey)
         try container.encodeIfPresent(token, forKey: .token)
         try container.encodeIfPresent(locale, forKey: .locale)
+        try container.encodeIfPresent(traceparent, forKey: .traceparent)
+        try container.encodeIfPresent(tracestate, forKey: .tracestate)
     }
 
     /// Reads an envelope in one pass over its JSON, args included.

@@ -10,16 +10,23 @@ public struct EnvelopeHead: Sendable {
     public var idempotencyKey: String?
     public var token: String?
     public var locale: String?
+    public var traceparent: String?
+    public var tracestate: String?
 
     public var service: Substring { Envelope.service(of: command) }
 
-    init(id: String?, command: String, deadlineMilliseconds: Int?, idempotencyKey: String?, token: String?, locale: String?) {
+    init(
+        id: String?, command: String, deadlineMilliseconds: Int?, idempotencyKey: String?, token: String?, locale: String?,
+        traceparent: String?, tracestate: String?
+    ) {
         self.id = id
         self.command = command
         self.deadlineMilliseconds = deadlineMilliseconds
         self.idempotencyKey = idempotencyKey
         self.token = token
         self.locale = locale
+        self.traceparent = traceparent
+        self.tracestate = tracestate
     }
 
     public static func decode(_ data: Data) throws(TallyError) -> EnvelopeHead {
@@ -46,7 +53,9 @@ public struct EnvelopeHead: Sendable {
 /// The top-level members of an envelope, read in one pass without building a dictionary, and the
 /// validation of its scalar fields. Of duplicate keys the first counts, as in Foundation.
 struct EnvelopeFields {
-    static let allowed: Set<String> = ["id", "command", "args", "deadline_ms", "idempotency_key", "token", "locale"]
+    static let allowed: Set<String> = [
+        "id", "command", "args", "deadline_ms", "idempotency_key", "token", "locale", "traceparent", "tracestate",
+    ]
     static let maximumTextLength = 256
     /// Access tokens are signed JWTs of a few hundred bytes (more with many roles).
     static let maximumTokenLength = 4096
@@ -57,6 +66,8 @@ struct EnvelopeFields {
     var idempotencyKey: JSONValue?
     var token: JSONValue?
     var locale: JSONValue?
+    var traceparent: JSONValue?
+    var tracestate: JSONValue?
     /// Built only when asked for; otherwise an empty value of its type.
     var args: JSONValue?
 
@@ -80,6 +91,8 @@ struct EnvelopeFields {
                 case "idempotency_key": try keep(&fields.idempotencyKey)
                 case "token": try keep(&fields.token)
                 case "locale": try keep(&fields.locale)
+                case "traceparent": try keep(&fields.traceparent)
+                case "tracestate": try keep(&fields.tracestate)
                 default:
                     _ = try reader.skipValue()
                     if unknown.map({ key < $0 }) ?? true { unknown = key }
@@ -105,6 +118,8 @@ struct EnvelopeFields {
         idempotencyKey = members["idempotency_key"]
         token = members["token"]
         locale = members["locale"]
+        traceparent = members["traceparent"]
+        tracestate = members["tracestate"]
         args = members["args"]
     }
 
@@ -137,7 +152,19 @@ struct EnvelopeFields {
         return EnvelopeHead(
             id: try text(id, "id"), command: command, deadlineMilliseconds: milliseconds,
             idempotencyKey: try text(idempotencyKey, "idempotency_key"), token: try text(token, "token", limit: Self.maximumTokenLength),
-            locale: try text(locale, "locale"))
+            locale: try text(locale, "locale"), traceparent: try traceParent(), tracestate: try text(tracestate, "tracestate", limit: 512))
+    }
+
+    /// `traceparent` when it is W3C trace context Tally can join; a malformed one is refused
+    /// rather than silently replaced by a new trace, so a caller's tracing bug shows at once.
+    private func traceParent() throws(TallyError) -> String? {
+        guard let text = try text(traceparent, "traceparent") else { return nil }
+        guard TraceParent(text) != nil else {
+            throw TallyError.invalidArgument(
+                "traceparent must be W3C trace context, 00-<32 hex trace id>-<16 hex span id>-<2 hex flags> in lower case, ids not all zero",
+                field: "traceparent")
+        }
+        return text
     }
 
     /// `args` as an object, absent or `null` being `{}`: the one check of `args` that the gateway

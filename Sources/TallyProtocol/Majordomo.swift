@@ -58,7 +58,10 @@ public enum Majordomo {
         /// (`WorkerDescription`, read by the gateway; here only its first byte, `{`, is checked).
         /// A broker that does not know the frames ignores them and sends one request at a time,
         /// as 7/MDP says; without a capacity, Tally's gateway does the same.
-        case ready(service: String, capacity: Int = 1, description: Data? = nil)
+        /// A last frame, the ASCII `traceparent`, is the fifth extension: the worker takes a
+        /// REQUEST with the gateway's trace context in a frame between the client token and the
+        /// delimiter (`BrokerMessage.request`'s `traceparent`).
+        case ready(service: String, capacity: Int = 1, description: Data? = nil, takesTraceContext: Bool = false)
         case reply(client: Data, body: [Data])
         /// Tally's extension of REPLY, for a broker that asked for it (`BrokerMessage.welcome`): one
         /// frame between the client token and the delimiter, the reply's outcome, `ok` or the error
@@ -85,8 +88,10 @@ public enum Majordomo {
             else { return nil }
             switch command {
             case .ready:
-                guard (1...3).contains(frames.count), let name = String(data: frames.removeFirst(), encoding: .utf8), !name.isEmpty
+                guard (1...4).contains(frames.count), let name = String(data: frames.removeFirst(), encoding: .utf8), !name.isEmpty
                 else { return nil }
+                let takesTraceContext = frames.last == Majordomo.traceContextFrame
+                if takesTraceContext { frames.removeLast() }
                 var description: Data?
                 if let last = frames.last, last.first == UInt8(ascii: "{") {
                     description = last
@@ -100,7 +105,7 @@ public enum Majordomo {
                     else { return nil }
                     capacity = value
                 }
-                self = .ready(service: name, capacity: capacity, description: description)
+                self = .ready(service: name, capacity: capacity, description: description, takesTraceContext: takesTraceContext)
             case .reply:
                 // client address, [outcome,] empty delimiter, body frames
                 let start = frames.startIndex
@@ -130,9 +135,10 @@ public enum Majordomo {
 
         public var frames: [Data] {
             switch self {
-            case .ready(let service, let capacity, let description):
+            case .ready(let service, let capacity, let description, let takesTraceContext):
                 [Data(), workerHeader, WorkerCommand.ready.frame, Data(service.utf8)]
                     + (capacity == 1 ? [] : [Data(String(capacity).utf8)]) + (description.map { [$0] } ?? [])
+                    + (takesTraceContext ? [traceContextFrame] : [])
             case .reply(let client, let body): [Data(), workerHeader, WorkerCommand.reply.frame, client, Data()] + body
             case .replyWithOutcome(let client, let outcome, let body):
                 [Data(), workerHeader, WorkerCommand.reply.frame, client, Data(outcome.utf8), Data()] + body
@@ -145,6 +151,9 @@ public enum Majordomo {
 
     /// The frame after DISCONNECT that makes it Tally's `WorkerMessage.drain`.
     public static let drainFrame = Data("drain".utf8)
+
+    /// The last frame of a READY that asks for the gateway's trace context in each REQUEST.
+    public static let traceContextFrame = Data("traceparent".utf8)
 
     /// The frame after HEARTBEAT that makes it Tally's `BrokerMessage.welcome`.
     public static let outcomeFrame = Data("outcome".utf8)
@@ -159,7 +168,10 @@ public enum Majordomo {
 
     /// A message the broker sent to a worker.
     public enum BrokerMessage: Equatable, Sendable {
-        case request(client: Data, body: [Data])
+        /// `traceparent`: the W3C trace context of the gateway's span for the request, one frame
+        /// between the client token and the delimiter, sent only to a worker whose READY asked
+        /// for it and only while the gateway traces.
+        case request(client: Data, traceparent: Data? = nil, body: [Data])
         case heartbeat
         case disconnect
         /// Tally's extension of HEARTBEAT, the broker's answer to READY with one more frame,
@@ -174,8 +186,14 @@ public enum Majordomo {
             else { return nil }
             switch command {
             case .request:
-                guard frames.count >= 6, frames.count - 5 <= Majordomo.maximumBodyFrames, frames[4].isEmpty else { return nil }
-                self = .request(client: frames[3], body: Array(frames[5...]))
+                guard frames.count >= 6 else { return nil }
+                if frames[4].isEmpty {
+                    guard frames.count - 5 <= Majordomo.maximumBodyFrames else { return nil }
+                    self = .request(client: frames[3], body: Array(frames[5...]))
+                } else {
+                    guard frames.count >= 7, frames.count - 6 <= Majordomo.maximumBodyFrames, frames[5].isEmpty else { return nil }
+                    self = .request(client: frames[3], traceparent: frames[4], body: Array(frames[6...]))
+                }
             case .heartbeat:
                 switch frames.count {
                 case 3: self = .heartbeat
@@ -194,7 +212,8 @@ public enum Majordomo {
 
         public var frames: [Data] {
             switch self {
-            case .request(let client, let body): [Data(), workerHeader, WorkerCommand.request.frame, client, Data()] + body
+            case .request(let client, let traceparent, let body):
+                [Data(), workerHeader, WorkerCommand.request.frame, client] + (traceparent.map { [$0] } ?? []) + [Data()] + body
             case .heartbeat: [Data(), workerHeader, WorkerCommand.heartbeat.frame]
             case .disconnect: [Data(), workerHeader, WorkerCommand.disconnect.frame]
             case .welcome: [Data(), workerHeader, WorkerCommand.heartbeat.frame, outcomeFrame]

@@ -6,8 +6,9 @@ public struct RosterStore: Sendable {
     public let store: ServiceStore
 
     /// Opens the roster data on `engine` and brings its schema up to date.
-    public init(engine: any StorageEngine, eventSink: (any EventSink)? = nil) throws {
-        store = try ServiceStore(service: "roster", engine: engine, migrations: RosterSchema.migrations, sink: eventSink)
+    public init(engine: any StorageEngine, eventSink: (any EventSink)? = nil, transactionObserver: (any TransactionObserver)? = nil) throws {
+        store = try ServiceStore(service: "roster", engine: engine, migrations: RosterSchema.migrations, sink: eventSink,
+            observer: transactionObserver)
     }
 
     /// Runs a change on behalf of `caller` (see `ServiceStore.change`; idempotency keys are the

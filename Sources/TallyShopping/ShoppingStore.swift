@@ -6,8 +6,9 @@ public struct ShoppingStore: Sendable {
     public let store: ServiceStore
 
     /// Opens the shopping data on `engine` and brings its schema up to date.
-    public init(engine: any StorageEngine, eventSink: (any EventSink)? = nil) throws {
-        store = try ServiceStore(service: "shopping", engine: engine, migrations: ShoppingSchema.migrations, sink: eventSink)
+    public init(engine: any StorageEngine, eventSink: (any EventSink)? = nil, transactionObserver: (any TransactionObserver)? = nil) throws {
+        store = try ServiceStore(service: "shopping", engine: engine, migrations: ShoppingSchema.migrations, sink: eventSink,
+            observer: transactionObserver)
     }
 
     /// Runs a change of `owner`'s lists or preferences, with the events it records, in one

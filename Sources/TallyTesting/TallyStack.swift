@@ -40,6 +40,9 @@ public final class TallyStack: @unchecked Sendable {
         /// The PostgreSQL cluster the stack's database is made on, when `database` is `.postgres`:
         /// the test process's shared one when nil. A test that stops the server makes its own.
         public var cluster: PostgresCluster?
+        /// Variables every process of the stack gets besides the stack's own (`TallyStack.environment`),
+        /// such as tracing settings.
+        public var environment: [String: String] = [:]
         public init(
             workers: [String: Int] = [:], curve: Bool = false, database: TestDatabase.Kind = TestDatabase.kind, dataDirectory: String? = nil
         ) {
@@ -193,7 +196,7 @@ public final class TallyStack: @unchecked Sendable {
             logFile: directory.appendingPathComponent("\(number)-\(name).log"),
             notifySocket: directory.appendingPathComponent("\(number).notify").path,
             environment: Self.environment.merging(databaseURL.map { ["TALLY_DATABASE_URL": $0] } ?? [:]) { _, new in new }
-                .merging(environment) { _, new in new },
+                .merging(options.environment) { _, new in new }.merging(environment) { _, new in new },
             input: input)
         lock.withLock { processes.append(process) }
         return process

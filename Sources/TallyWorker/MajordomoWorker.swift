@@ -76,13 +76,13 @@ final class MajordomoWorker {
             try poller.poll(timeout: max(.zero, heartbeatAt - clock.now))
             if stop.isFired { break }
             if poller.isReadable(socketIndex) {
-                var requests: [(client: Data, body: [Data])] = []
+                var requests: [(client: Data, traceparent: Data?, body: [Data])] = []
                 while let frames = try socket.receive(dontWait: true) {
                     liveness = configuration.liveness
-                    if case .request(let client, let body)? = Majordomo.BrokerMessage(frames: frames) {
+                    if case .request(let client, let traceparent, let body)? = Majordomo.BrokerMessage(frames: frames) {
                         reconnectDelay = configuration.initialReconnectDelay
                         isRegistered = true
-                        requests.append((client, body))
+                        requests.append((client, traceparent, body))
                         if requests.count < configuration.capacity { continue }
                     }
                     // The requests in hand are answered before anything else is done.
@@ -156,12 +156,12 @@ final class MajordomoWorker {
     /// Reads every message waiting on `socket` and answers the requests among them (after the
     /// rest of the read, together, as `run` does); stops at a DISCONNECT.
     private func answerWhatArrived(on socket: ZMQSocket) throws -> Heard {
-        var requests: [(client: Data, body: [Data])] = []
+        var requests: [(client: Data, traceparent: Data?, body: [Data])] = []
         var heard = Heard.nothing
         while heard != .disconnect, let frames = try socket.receive(dontWait: true) {
             switch Majordomo.BrokerMessage(frames: frames) {
-            case .request(let client, let body)?:
-                requests.append((client, body))
+            case .request(let client, let traceparent, let body)?:
+                requests.append((client, traceparent, body))
                 heard = .messages
             case .heartbeat?: heard = .messages
             case .welcome?:
@@ -198,10 +198,12 @@ final class MajordomoWorker {
 
     /// Runs requests that arrived together and sends each reply as soon as it is ready (a change's
     /// after the commit that holds it: see `RequestProcessor.process(_:answer:)`).
-    private func answer(_ requests: [(client: Data, body: [Data])]) throws {
+    private func answer(_ requests: [(client: Data, traceparent: Data?, body: [Data])]) throws {
         guard !requests.isEmpty else { return }
         let withOutcome = gatewayTakesOutcomes
-        try processor.process(requests.map(\.body)) { index, reply, error in
+        // Only a traced gateway sends trace context: otherwise no second array is made.
+        let traceparents = requests.contains { $0.traceparent != nil } ? requests.map(\.traceparent) : []
+        try processor.process(requests.map(\.body), traceparents: traceparents) { index, reply, error in
             let client = requests[index].client
             try send(
                 withOutcome
@@ -229,7 +231,7 @@ final class MajordomoWorker {
         if let curve = configuration.curve { try socket.useCurve(curve) }
         try socket.connect(endpoint)
         self.socket = socket
-        try send(Majordomo.WorkerMessage.ready(service: serviceName, capacity: configuration.capacity).frames)
+        try send(Majordomo.WorkerMessage.ready(service: serviceName, capacity: configuration.capacity, takesTraceContext: true).frames)
         liveness = configuration.liveness
         heartbeatAt = clock.now + configuration.heartbeatInterval
         logger.debug("connected", metadata: ["backend": "\(endpoint)"])

@@ -39,9 +39,19 @@ public struct RequestProcessor: Sendable {
     /// run in one transaction (`ServiceStore.commitTogether`), and if it cannot commit, each is
     /// answered with the commit's error instead of the result it had. Queries (and requests that
     /// cannot be read) run first, outside that transaction.
-    public func process(_ bodies: [[Data]], answer: (Int, Data, ErrorCode?) throws -> Void) rethrows {
+    /// `traceparents`, when given, holds for each request the trace context the gateway passed in
+    /// its REQUEST (its own span, 6.1): it takes the place of the envelope's `traceparent`.
+    public func process(
+        _ bodies: [[Data]], traceparents: [Data?] = [], answer: (Int, Data, ErrorCode?) throws -> Void
+    ) rethrows {
         let started = ContinuousClock.now
-        let requests = bodies.map(read)
+        var requests = bodies.map(read)
+        for (index, frame) in traceparents.enumerated() {
+            if let frame, case .envelope(var envelope) = requests[index] {
+                envelope.traceparent = String(decoding: frame, as: UTF8.self)
+                requests[index] = .envelope(envelope)
+            }
+        }
         let store = handler.sharedTransactionStore
         var changes = store == nil ? [] : requests.indices.filter { index in
             guard case .envelope(let envelope) = requests[index] else { return false }

@@ -28,7 +28,8 @@ import Testing
 
         // envelope.json has exactly the fields an Envelope writes, and the same deadline range.
         let full = Envelope(
-            id: "i", command: "calc.tip", args: ["a": 1], deadlineMilliseconds: 1, idempotencyKey: "k", token: "t", locale: "l")
+            id: "i", command: "calc.tip", args: ["a": 1], deadlineMilliseconds: 1, idempotencyKey: "k", token: "t", locale: "l",
+            traceparent: "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01", tracestate: "s")
         let written = try JSONDecoder().decode(JSONValue.self, from: full.encoded()).objectValue?.keys.sorted() ?? []
         let envelope = try schemaObject("envelope.json")
         let properties = envelope["properties"]?.objectValue?.keys.sorted() ?? []

@@ -86,7 +86,7 @@ import Testing
     @Test func aFileAnOlderReleaseWroteIsUpgradedInPlace() throws {
         let harness = try AccountsHarness(kind: .sqlite, prepare: { engine in _ = try engine.write { try $0.execute(Self.olderRelease) } })
         let steps = try harness.store.read { try Migrator.applied($0) }
-        #expect(steps == ["accounts-v1", "accounts-v2-money128", "event-counter", "event-epoch", "event-outbox", "event-request-id", "idempotency-keys", "localized-strings-v1"])
+        #expect(steps == ["accounts-v1", "accounts-v2-money128", "event-counter", "event-epoch", "event-outbox", "event-request-id", "event-traceparent", "idempotency-keys", "localized-strings-v1"])
         let wallet = try harness.call("accounts.get", ["id": 1])
         #expect(wallet["starting_balance"] == "1250.50")
         #expect(wallet["is_default"] == true)

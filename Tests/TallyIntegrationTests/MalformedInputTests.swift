@@ -120,9 +120,11 @@ import ZeroMQ
             ]
         }
         await stack.stop()
-        // READY, with Tally's capacity frame (how many requests the worker takes at once).
+        // READY, with Tally's capacity frame (how many requests the worker takes at once) and its
+        // request for the gateway's trace context (protocol 6.1).
         #expect(Array(exchanges[0].dropFirst().prefix(4)) == [Data(), header, Data([0x01]), Data("calc".utf8)], "READY layout")
-        #expect(exchanges[0].count == 6 && Int(String(decoding: exchanges[0][5], as: UTF8.self)) ?? 0 > 1, "READY's capacity")
+        #expect(exchanges[0].count == 7 && Int(String(decoding: exchanges[0][5], as: UTF8.self)) ?? 0 > 1, "READY's capacity")
+        #expect(exchanges[0].last == Majordomo.traceContextFrame, "READY asks for trace context")
         for reply in exchanges.dropFirst() {
             #expect(Array(reply[1...5]) == [Data(), header, Data([0x03]), Data("client-1".utf8), Data()], "REPLY layout")
         }

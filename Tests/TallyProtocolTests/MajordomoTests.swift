@@ -33,6 +33,8 @@ import Testing
             .ready(service: "calc"), .ready(service: "my-echo", capacity: 1000), .ready(service: "echo", description: Data("{}".utf8)),
             .ready(service: "echo", capacity: 4, description: Data(#"{"commands":[]}"#.utf8)), .heartbeat, .disconnect, .drain,
             .reply(client: Data([1, 2]), body: [Data("x".utf8), Data()]), .replyWithOutcome(client: Data([1, 2]), outcome: "ok", body: [Data("x".utf8)]),
+            .ready(service: "calc", takesTraceContext: true), .ready(service: "calc", capacity: 16, takesTraceContext: true),
+            .ready(service: "echo", capacity: 2, description: Data("{}".utf8), takesTraceContext: true),
         ]
         for message in messages {
             #expect(Majordomo.WorkerMessage(frames: message.frames[...]) == message)
@@ -57,6 +59,9 @@ import Testing
             [Data(), header, Data([1]), Data("echo".utf8), Data("{}".utf8), Data("8".utf8)],
             [Data(), header, Data([1]), Data("echo".utf8), Data("{}".utf8), Data("{}".utf8)],
             [Data(), header, Data([1]), Data("echo".utf8), Data("8".utf8), Data("{}".utf8), Data("{}".utf8)],
+            // The trace-context request comes last, once.
+            [Data(), header, Data([1]), Data("calc".utf8), Data("traceparent".utf8), Data("8".utf8)],
+            [Data(), header, Data([1]), Data("calc".utf8), Data("traceparent".utf8), Data("traceparent".utf8)],
         ]
         for frames in samples {
             #expect(Majordomo.WorkerMessage(frames: frames[...]) == nil, "\(frames)")
@@ -68,6 +73,14 @@ import Testing
         #expect(request.frames == [Data(), header, Data([2]), Data([0, 0, 0, 1]), Data(), Data("{}".utf8)])
         #expect(Majordomo.BrokerMessage(frames: request.frames) == request)
         #expect(Majordomo.BrokerMessage(frames: Majordomo.BrokerMessage.welcome.frames) == .welcome)
+        // With the gateway's trace context, between the client token and the delimiter (6.1).
+        let traceparent = Data("00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01".utf8)
+        let traced = Majordomo.BrokerMessage.request(client: Data([0, 0, 0, 1]), traceparent: traceparent, body: [Data("{}".utf8)])
+        #expect(traced.frames == [Data(), header, Data([2]), Data([0, 0, 0, 1]), traceparent, Data(), Data("{}".utf8)])
+        #expect(Majordomo.BrokerMessage(frames: traced.frames) == traced)
+        #expect(Majordomo.BrokerMessage(frames: [Data(), header, Data([2]), Data([1]), traceparent, Data("{}".utf8)]) == nil)
+        #expect(Majordomo.WorkerMessage.ready(service: "calc", capacity: 16, takesTraceContext: true).frames
+            == [Data(), header, Data([1]), Data("calc".utf8), Data("16".utf8), Data("traceparent".utf8)])
         #expect(Majordomo.BrokerMessage(frames: [Data(), header, Data([4]), Data("other".utf8)]) == nil)
         #expect(Majordomo.BrokerMessage(frames: [Data(), header, Data([2]), Data([1])]) == nil)
         #expect(Majordomo.BrokerMessage(frames: [Data(), header, Data([1]), Data("calc".utf8)]) == nil)

@@ -64,7 +64,7 @@ import Testing
     @Test func aFileAnOlderReleaseWroteIsUpgradedInPlace() throws {
         let harness = try ShoppingHarness(kind: .sqlite, prepare: { engine in _ = try engine.write { try $0.execute(Self.olderRelease) } })
         let steps = try harness.store.read { try Migrator.applied($0) }
-        #expect(steps == ["event-counter", "event-epoch", "event-outbox", "event-request-id", "idempotency-keys", "shopping-v1", "shopping-v2-money128", "shopping-v3-list-lines", "shopping-v4-list-tallies"])
+        #expect(steps == ["event-counter", "event-epoch", "event-outbox", "event-request-id", "event-traceparent", "idempotency-keys", "shopping-v1", "shopping-v2-money128", "shopping-v3-list-lines", "shopping-v4-list-tallies"])
         #expect(try harness.store.read { try $0.fetchValue("SELECT typeof(unit_price_minor) FROM shopping_item WHERE id = 1", as: String.self) } == "text")
 
         // The data reads as before.

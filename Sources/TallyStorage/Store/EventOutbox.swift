@@ -37,6 +37,11 @@ enum EventOutbox {
         Migration("event-request-id") { session in
             try session.execute("ALTER TABLE event ADD COLUMN request_id TEXT")
         },
+        // The W3C trace context of the span that recorded the event, so a replayed event (catch-up)
+        // joins its request's trace as the live one does.
+        Migration("event-traceparent") { session in
+            try session.execute("ALTER TABLE event ADD COLUMN traceparent TEXT")
+        },
     ]
 
     /// The longest request id kept with an event: an id is the client's to choose, and this is a
@@ -45,25 +50,29 @@ enum EventOutbox {
 
     /// Numbers and stores `events` in the caller's transaction; returns them as CloudEvents.
     static func append(
-        _ events: [any DomainEvent], service: String, epoch: String, at now: Int64, requestID: String?, _ session: any SQLSession
+        _ events: [any DomainEvent], service: String, epoch: String, at now: Int64, requestID: String?,
+        traceparent: String? = nil, _ session: any SQLSession
     ) throws -> [CloudEvent] {
         guard !events.isEmpty else { return [] }
         // Outside a numbered transaction, a numbering of its own: one update, as it always was.
         var sequence = try (EventNumbering.current ?? EventNumbering()).take(events.count, session) - 1
         let time = Timestamp.rfc3339(now)
         let requestID = requestID.flatMap { $0.isEmpty ? nil : String($0.prefix(Self.maximumRequestIDLength)) }
+        // Only a well-formed one is kept: it is the client's, read off its envelope.
+        let traceparent = traceparent.flatMap { TraceParent($0) == nil ? nil : $0 }
         return try events.map { event in
             sequence += 1
             let payload = try TallyJSON.encode(event)
             let id = Self.randomID()
             try session.execute(
                 """
-                INSERT INTO event (sequence, id, type, subject, time, data, request_id)
-                VALUES (\(sequence), \(id), \(event.type), \(event.subject), \(time), \(payload), \(requestID))
+                INSERT INTO event (sequence, id, type, subject, time, data, request_id, traceparent)
+                VALUES (\(sequence), \(id), \(event.type), \(event.subject), \(time), \(payload), \(requestID), \(traceparent))
                 """)
             return CloudEvent(
                 id: id, source: "tally/\(service)", type: event.type, time: time, subject: event.subject,
-                sequence: sequence, data: try JSONReader.parse(payload), requestID: requestID, epoch: epoch)
+                sequence: sequence, data: try JSONReader.parse(payload), requestID: requestID, epoch: epoch,
+                traceparent: traceparent)
         }
     }
 
@@ -100,12 +109,13 @@ enum EventOutbox {
     /// Events after `sequence`, oldest first, at most `limit`.
     static func events(after sequence: Int64, limit: Int, service: String, epoch: String, _ session: any SQLSession) throws -> [CloudEvent] {
         try session.fetchAll(
-            "SELECT sequence, id, type, subject, time, data, request_id FROM event WHERE sequence > \(sequence) ORDER BY sequence LIMIT \(limit)"
+            "SELECT sequence, id, type, subject, time, data, request_id, traceparent FROM event WHERE sequence > \(sequence) ORDER BY sequence LIMIT \(limit)"
         ).map { row in
             CloudEvent(
                 id: try row["id"], source: "tally/\(service)", type: try row["type"], time: try row["time"],
                 subject: try row["subject"], sequence: try row["sequence"],
-                data: try JSONReader.parse(try row["data"] as Data), requestID: try row["request_id"], epoch: epoch)
+                data: try JSONReader.parse(try row["data"] as Data), requestID: try row["request_id"], epoch: epoch,
+                traceparent: try row["traceparent"])
         }
     }
 

@@ -27,6 +27,8 @@ public final class ServiceStore: Sendable {
     /// Read once: it changes only by a restore, which no open database sees.
     public let epoch: EventEpoch
     let commits: GroupCommit
+    /// Hears of each change's transaction (the worker's tracing); nil when nothing listens.
+    let observer: (any TransactionObserver)?
     /// `tally_events_published_total{service}`: events handed to the sink after their commit.
     private let eventsPublished: Counter
     /// The second (since 1970) of this store's last keyed change that purged expired keys: keys
@@ -36,10 +38,14 @@ public final class ServiceStore: Sendable {
 
     /// Opens the store and brings its schema up to date: the outbox and idempotency tables every
     /// store has, then the service's own `migrations`.
-    public init(service: String, engine: any StorageEngine, migrations: [Migration], sink: (any EventSink)? = nil) throws {
+    public init(
+        service: String, engine: any StorageEngine, migrations: [Migration], sink: (any EventSink)? = nil,
+        observer: (any TransactionObserver)? = nil
+    ) throws {
         self.service = service
         self.engine = engine
         self.sink = sink
+        self.observer = observer
         commits = GroupCommit(metrics: GroupCommit.Instruments(service: service))
         eventsPublished = Counter(label: "tally_events_published_total", dimensions: [("service", service)])
         try engine.migrate(migrations + EventOutbox.migrations + IdempotencyKeys.migrations + EventEpoch.migrations)
@@ -64,10 +70,22 @@ public final class ServiceStore: Sendable {
     ) throws -> StoredResult {
         // Written before the transaction, which its neighbours in the group commit wait on.
         let fingerprint = request.key == nil ? "" : Self.fingerprint(request.fingerprint)
-        if let shared = SharedTransaction.current, shared.store === self {
-            return try shared.run { session in try apply(request, fingerprint: fingerprint, body, session) }
+        let shared = SharedTransaction.current.flatMap { $0.store === self ? $0 : nil }
+        guard let observer else {
+            if let shared { return try shared.run { session in try apply(request, fingerprint: fingerprint, body, session) } }
+            return try commits.run(on: engine) { session in try apply(request, fingerprint: fingerprint, body, session) }
         }
-        return try commits.run(on: engine) { session in try apply(request, fingerprint: fingerprint, body, session) }
+        let finished = observer.begin(request, service: service, shared: shared != nil)
+        do {
+            let result =
+                if let shared { try shared.run { session in try apply(request, fingerprint: fingerprint, body, session) } }
+                else { try commits.run(on: engine) { session in try apply(request, fingerprint: fingerprint, body, session) } }
+            finished(nil)
+            return result
+        } catch {
+            finished(error)
+            throw error
+        }
     }
 
     /// A change's work inside its transaction: the stored result when the key was seen before,
@@ -82,7 +100,8 @@ public final class ServiceStore: Sendable {
         var change = Change(session: session, now: Timestamp.now())
         let result = try StoredResult(try body(&change))
         let events = try EventOutbox.append(
-            change.events, service: service, epoch: epoch.id, at: change.now, requestID: request.requestID, session)
+            change.events, service: service, epoch: epoch.id, at: change.now, requestID: request.requestID,
+            traceparent: request.traceparent, session)
         if let key = request.key {
             let second = change.now / 1000
             try IdempotencyKeys.store(
@@ -135,13 +154,19 @@ public struct ChangeRequest: Sendable {
     /// The request's `id`, carried into the events the change records (their `requestid`), so one
     /// request can be followed from the gateway to its events and alerts.
     public var requestID: String?
+    /// The W3C `traceparent` of the span that made the change, carried into its events (their
+    /// CloudEvents `traceparent`), so their handling joins the request's trace.
+    public var traceparent: String?
 
-    public init(command: String, key: String?, scope: String, fingerprint: JSONValue, requestID: String? = nil) {
+    public init(
+        command: String, key: String?, scope: String, fingerprint: JSONValue, requestID: String? = nil, traceparent: String? = nil
+    ) {
         self.command = command
         self.key = key
         self.scope = scope
         self.fingerprint = fingerprint
         self.requestID = requestID
+        self.traceparent = traceparent
     }
 
     /// The change a request asks for, on data of `owner` (a user id, a team): the args and the
@@ -150,7 +175,7 @@ public struct ChangeRequest: Sendable {
         self.init(
             command: context.command, key: context.idempotencyKey, scope: "\(context.command):\(owner)",
             fingerprint: ["args": .object(args.values), "locale": context.locale.map(JSONValue.string) ?? .null],
-            requestID: context.id)
+            requestID: context.id, traceparent: context.traceparent)
     }
 }
 
