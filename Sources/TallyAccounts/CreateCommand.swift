@@ -19,11 +19,15 @@ enum CreateCommand {
         let balance = try StartingBalance.parse(balanceText, in: currency, field: args.field("starting_balance"))
         let isDefault = try args.optionalBool("is_default") ?? false
 
-        return try store.change(args, context, owner: owner) { session, now in
-            try AccountRecord.checkNameIsFree(session, owner: owner, name: name)
-            if isDefault { try AccountRecord.clearDefault(session, owner: owner, except: nil, at: now) }
-            return try AccountRecord.insert(
-                session, owner: owner, name: name, currency: currency.code, startingBalance: balance, isDefault: isDefault, at: now)
+        return try store.store.change(context, args, owner: owner) { change in
+            try AccountRecord.checkNameIsFree(change.session, owner: owner, name: name)
+            if isDefault { try AccountRecord.clearDefault(change.session, owner: owner, except: nil, at: change.now) }
+            let account = try AccountRecord.insert(
+                change.session, owner: owner, name: name, currency: currency.code, startingBalance: balance, isDefault: isDefault,
+                at: change.now
+            ).result()
+            change.record(AccountEvent.accountCreated(account))
+            return account
         }
     }
 }

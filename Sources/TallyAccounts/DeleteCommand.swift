@@ -8,10 +8,12 @@ enum DeleteCommand {
         let owner = caller.userID
         try args.allowOnly(["id"])
         let id = try args.id("id", of: "one of your accounts")
-        return try store.change(args, context, owner: owner) { session, _ in
-            let account = try AccountRecord.find(session, owner: owner, id: id)
-            try account.delete(session)
-            return account
+        return try store.store.change(context, args, owner: owner) { change in
+            let account = try AccountRecord.find(change.session, owner: owner, id: id)
+            try account.delete(change.session)
+            let result = try account.result()
+            change.record(AccountEvent.accountDeleted(result))
+            return result
         }
     }
 }

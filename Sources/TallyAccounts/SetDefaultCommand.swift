@@ -7,15 +7,17 @@ enum SetDefaultCommand {
         let owner = caller.userID
         try args.allowOnly(["id"])
         let id = try args.id("id", of: "one of your accounts")
-        return try store.change(args, context, owner: owner) { session, now in
-            var account = try AccountRecord.find(session, owner: owner, id: id)
+        return try store.store.change(context, args, owner: owner) { change in
+            var account = try AccountRecord.find(change.session, owner: owner, id: id)
             if !account.isDefault {
-                try AccountRecord.clearDefault(session, owner: owner, except: id, at: now)
+                try AccountRecord.clearDefault(change.session, owner: owner, except: id, at: change.now)
                 account.isDefault = true
-                account.updatedAt = now
-                try account.update(session)
+                account.updatedAt = change.now
+                try account.update(change.session)
             }
-            return account
+            let result = try account.result()
+            change.record(AccountEvent.defaultChanged(result))
+            return result
         }
     }
 }

@@ -32,11 +32,11 @@ enum UpdateCommand {
         let newCurrency = args.has("currency") ? try args.currency(locale: context.locale) : nil
         let isDefault = try args.optionalBool("is_default")
 
-        return try store.change(args, context, owner: owner) { session, now in
-            var account = try AccountRecord.find(session, owner: owner, id: id)
+        return try store.store.change(context, args, owner: owner) { change in
+            var account = try AccountRecord.find(change.session, owner: owner, id: id)
             let original = account
             if let name {
-                try AccountRecord.checkNameIsFree(session, owner: owner, name: name, exceptID: id)
+                try AccountRecord.checkNameIsFree(change.session, owner: owner, name: name, exceptID: id)
                 account.name = name.text
                 account.nameKey = name.key
             }
@@ -48,14 +48,18 @@ enum UpdateCommand {
             }
             account.currency = currency.code
             if let isDefault {
-                if isDefault && !account.isDefault { try AccountRecord.clearDefault(session, owner: owner, except: id, at: now) }
+                if isDefault && !account.isDefault {
+                    try AccountRecord.clearDefault(change.session, owner: owner, except: id, at: change.now)
+                }
                 account.isDefault = isDefault
             }
             if account != original {
-                account.updatedAt = now
-                try account.update(session)
+                account.updatedAt = change.now
+                try account.update(change.session)
             }
-            return account
+            let result = try account.result()
+            change.record(AccountEvent.accountUpdated(result))
+            return result
         }
     }
 

@@ -13,8 +13,7 @@ enum ChangePasswordCommand {
             throw TallyError.invalidArgument("the new password is the current one; choose a different one", field: args.field("new_password"))
         }
         // No password is part of what a retry is compared by: it would be stored with the key.
-        let request = ChangeRequest(
-            command: context.command, key: context.idempotencyKey, scope: "\(context.command):\(caller.userID)", fingerprint: [:])
+        let request = ChangeRequest(context, owner: caller.userID, fingerprint: [:])
         if let stored = try identity.store.store.storedResult(for: request) { return stored }
         let throttle = identity.settings.throttle
         guard let user = try identity.store.store.read({ try UserRecord.find($0, userID: caller.userID) }) else {
@@ -37,8 +36,8 @@ enum ChangePasswordCommand {
             try fresh.setPasswordHash(newHash, change.session, at: change.now)
             try throttle.clear(change.session, username: fresh.username)
             let ended = try SessionRecord.end(change.session, user: fresh.id, kind: .login, reason: .passwordChanged, at: change.now)
-            change.record(IdentityEvent(kind: .passwordChanged, userID: fresh.userID, username: fresh.username))
-            for session in ended { change.record(IdentityEvent.sessionEnded(session, of: fresh, reason: .passwordChanged)) }
+            change.record(IdentityEvent.passwordChanged(.init(of: fresh)))
+            for session in ended { change.record(IdentityEvent.sessionEnded(.init(session, of: fresh, reason: .passwordChanged))) }
             return EndedSessions(endedSessions: ended.count)
         }
     }

@@ -23,7 +23,7 @@ enum LoginCommand {
         // A wrong password stays counted: the reservation was.
         guard identity.passwords.verify(password, against: hash), let user, let hash else { throw wrongCredentials }
         let stronger = identity.passwords.needsRehash(hash) ? try identity.passwords.hash(password) : nil
-        let tokens: SessionTokens? = try identity.store.changeWithoutStoredResult(context.command) { change in
+        let tokens: SessionTokens? = try identity.store.store.change(unkeyed: context.command) { change in
             // The password checked must still be the user's: it may have changed meanwhile.
             guard let current = try UserRecord.find(change.session, username: username), current.id == user.id,
                 current.passwordHash == hash
@@ -31,7 +31,7 @@ enum LoginCommand {
             try throttle.clear(change.session, username: username)
             if let stronger { try current.setPasswordHash(stronger, change.session, at: change.now) }
             let session = try SessionRecord.start(change.session, user: current, kind: .login, at: change.now)
-            change.record(IdentityEvent.sessionStarted(session, kind: .login, of: current))
+            change.record(IdentityEvent.sessionStarted(.init(session, kind: .login, of: current)))
             return try identity.tokens.tokens(for: current, session: session, change.session, now: change.now)
         }
         guard let tokens else { throw wrongCredentials }

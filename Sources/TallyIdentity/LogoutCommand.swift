@@ -13,14 +13,14 @@ enum LogoutCommand {
             throw TallyError(.unauthenticated, "this token names no session to end; log in again", field: "token")
         }
         let request = ChangeRequest(
-            command: context.command, key: context.idempotencyKey, scope: "\(context.command):\(caller.userID)",
+            context, owner: caller.userID,
             fingerprint: ["all_sessions": .bool(all), "session_id": caller.sessionID.map(JSONValue.string) ?? .null])
         return try identity.store.store.change(request) { change in
             guard let user = try UserRecord.find(change.session, userID: caller.userID) else { throw UnknownCaller().error }
             let ended = try SessionRecord.end(
                 change.session, user: user.id, only: all ? nil : caller.sessionID, kind: all ? .login : nil, reason: .logout,
                 at: change.now)
-            for session in ended { change.record(IdentityEvent.sessionEnded(session, of: user, reason: .logout)) }
+            for session in ended { change.record(IdentityEvent.sessionEnded(.init(session, of: user, reason: .logout))) }
             return EndedSessions(endedSessions: ended.count)
         }
     }

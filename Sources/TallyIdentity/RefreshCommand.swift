@@ -22,7 +22,7 @@ enum RefreshCommand {
                 .unauthenticated, "this is not a refresh token (one starts with tally_rt_ and comes from identity.login); log in again",
                 field: field)
         }
-        let outcome = try identity.store.changeWithoutStoredResult(context.command) { change -> Outcome in
+        let outcome = try identity.store.store.change(unkeyed: context.command) { change -> Outcome in
             let sql = change.session
             guard let row = try sql.fetchOne("""
                 SELECT r.session_id, r.expires_at_ms, r.used_at_ms, s.user_id FROM refresh_token r
@@ -36,7 +36,7 @@ enum RefreshCommand {
             }
             if try row["used_at_ms"] as Int64? != nil {
                 for ended in try SessionRecord.end(sql, user: user.id, only: session.id, reason: .refreshTokenReused, at: change.now) {
-                    change.record(IdentityEvent.sessionEnded(ended, of: user, reason: .refreshTokenReused))
+                    change.record(IdentityEvent.sessionEnded(.init(ended, of: user, reason: .refreshTokenReused)))
                 }
                 return .refused(
                     "this refresh token was used before, so someone else may hold it: its session has been ended to be safe; log in again")

@@ -22,12 +22,12 @@ enum ServiceTokenCommands {
         try args.allowOnly(["name", "session_id"])
         let name = try Username.check(try args.string("name", example: "\"notifier\""), field: args.field("name"))
         let only = try args.optionalString("session_id")
-        return try identity.store.store.change(ChangeRequest(context, args, owner: name)) { change in
+        return try identity.store.store.change(context, args, owner: name) { change in
             guard let user = try UserRecord.find(change.session, username: name), user.kind == .service else {
                 throw TallyError(.notFound, "there is no service account '\(name)'", field: args.field("name"))
             }
             let ended = try SessionRecord.end(change.session, user: user.id, only: only, kind: .service, reason: .revoked, at: change.now)
-            for session in ended { change.record(IdentityEvent.sessionEnded(session, of: user, reason: .revoked)) }
+            for session in ended { change.record(IdentityEvent.sessionEnded(.init(session, of: user, reason: .revoked))) }
             return EndedSessions(endedSessions: ended.count)
         }
     }

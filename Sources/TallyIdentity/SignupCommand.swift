@@ -8,9 +8,7 @@ enum SignupCommand {
         let username = try Username.read(args)
         let password = try Password.readNew(args, "password")
         // The password is no part of what a retry is compared by: it would be stored with the key.
-        let request = ChangeRequest(
-            command: context.command, key: context.idempotencyKey, scope: "\(context.command):\(username)",
-            fingerprint: ["username": .string(username)])
+        let request = ChangeRequest(context, owner: username, fingerprint: ["username": .string(username)])
         if let stored = try identity.store.store.storedResult(for: request) { return stored }
         // A taken name is refused before the (slow) hashing; the change checks again.
         if try identity.store.user(named: username) != nil { throw UsernameTaken(username).error }

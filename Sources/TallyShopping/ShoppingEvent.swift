@@ -2,8 +2,9 @@ import TallyStorage
 
 /// The domain events of the shopping service: each change records one or more of them, in its
 /// transaction, as CloudEvents of type `shopping.<name>` (schemas/events/shopping.<name>.json).
-/// Every event's data names its `owner`; list and item events also their `list_id`.
-enum ShoppingEvent: DomainEvent {
+/// Every event's data names its `owner`; list and item events also their `list_id`. The subject
+/// is `<owner>/<list id>`, or `<owner>/preferences` for the owner's switches.
+enum ShoppingEvent: ServiceEvent {
     case listCreated(ListCreated)
     case listRenamed(ListRenamed)
     case listDeleted(ListDeleted)
@@ -32,36 +33,21 @@ enum ShoppingEvent: DomainEvent {
         }
     }
 
-    /// `<owner>/<list id>`, or `<owner>/preferences` for the owner's switches.
-    var subject: String? {
+    var payload: any EventPayload {
         switch self {
-        case .listCreated(let data): "\(data.owner)/\(data.listID)"
-        case .listRenamed(let data): "\(data.owner)/\(data.listID)"
-        case .listDeleted(let data): "\(data.owner)/\(data.listID)"
+        case .listCreated(let data): data
+        case .listRenamed(let data): data
+        case .listDeleted(let data): data
         case .itemAdded(let data), .itemUpdated(let data), .itemRemoved(let data), .itemPurchased(let data),
             .itemUnpurchased(let data):
-            "\(data.owner)/\(data.listID)"
-        case .priceChanged(let data): "\(data.owner)/\(data.listID)"
-        case .itemsCarriedOver(let data): "\(data.owner)/\(data.listID)"
-        case .preferencesChanged(let data): "\(data.owner)/preferences"
+            data
+        case .priceChanged(let data): data
+        case .itemsCarriedOver(let data): data
+        case .preferencesChanged(let data): data
         }
     }
 
-    func encode(to encoder: Encoder) throws {
-        switch self {
-        case .listCreated(let data): try data.encode(to: encoder)
-        case .listRenamed(let data): try data.encode(to: encoder)
-        case .listDeleted(let data): try data.encode(to: encoder)
-        case .itemAdded(let data), .itemUpdated(let data), .itemRemoved(let data), .itemPurchased(let data),
-            .itemUnpurchased(let data):
-            try data.encode(to: encoder)
-        case .priceChanged(let data): try data.encode(to: encoder)
-        case .itemsCarriedOver(let data): try data.encode(to: encoder)
-        case .preferencesChanged(let data): try data.encode(to: encoder)
-        }
-    }
-
-    struct ListCreated: Encodable, Sendable {
+    struct ListCreated: EventPayload {
         let owner: String
         let listID: Int64
         let kind: ListKind
@@ -71,6 +57,8 @@ enum ShoppingEvent: DomainEvent {
         /// Items the list started with: copied from the template and carried over.
         let itemCount: Int
 
+        var subject: String? { "\(owner)/\(listID)" }
+
         enum CodingKeys: String, CodingKey {
             case owner, kind, name, currency
             case listID = "list_id"
@@ -79,11 +67,13 @@ enum ShoppingEvent: DomainEvent {
         }
     }
 
-    struct ListRenamed: Encodable, Sendable {
+    struct ListRenamed: EventPayload {
         let owner: String
         let listID: Int64
         let name: String
         let previousName: String
+
+        var subject: String? { "\(owner)/\(listID)" }
 
         enum CodingKeys: String, CodingKey {
             case owner, name
@@ -92,11 +82,13 @@ enum ShoppingEvent: DomainEvent {
         }
     }
 
-    struct ListDeleted: Encodable, Sendable {
+    struct ListDeleted: EventPayload {
         let owner: String
         let listID: Int64
         let kind: ListKind
         let name: String
+
+        var subject: String? { "\(owner)/\(listID)" }
 
         enum CodingKeys: String, CodingKey {
             case owner, kind, name
@@ -106,12 +98,14 @@ enum ShoppingEvent: DomainEvent {
 
     /// An item event: the item as it is after the change (as it was, for a removal), in the
     /// list's currency, and for updates which fields changed.
-    struct ItemEvent: Encodable, Sendable {
+    struct ItemEvent: EventPayload {
         let owner: String
         let listID: Int64
         let currency: String
         let item: ItemResult
         var changed: [String]?
+
+        var subject: String? { "\(owner)/\(listID)" }
 
         enum CodingKeys: String, CodingKey {
             case owner, currency, item, changed
@@ -119,7 +113,7 @@ enum ShoppingEvent: DomainEvent {
         }
     }
 
-    struct PriceChanged: Encodable, Sendable {
+    struct PriceChanged: EventPayload {
         let owner: String
         let listID: Int64
         let itemID: Int64
@@ -131,6 +125,8 @@ enum ShoppingEvent: DomainEvent {
         /// `higher` or `lower`.
         let direction: String
 
+        var subject: String? { "\(owner)/\(listID)" }
+
         enum CodingKeys: String, CodingKey {
             case owner, currency, price, direction
             case listID = "list_id"
@@ -141,11 +137,13 @@ enum ShoppingEvent: DomainEvent {
         }
     }
 
-    struct ItemsCarriedOver: Encodable, Sendable {
+    struct ItemsCarriedOver: EventPayload {
         let owner: String
         let listID: Int64
         let fromListID: Int64
         let items: [CarriedOver.Item]
+
+        var subject: String? { "\(owner)/\(listID)" }
 
         enum CodingKeys: String, CodingKey {
             case owner, items
@@ -154,12 +152,14 @@ enum ShoppingEvent: DomainEvent {
         }
     }
 
-    struct PreferencesChanged: Encodable, Sendable {
+    struct PreferencesChanged: EventPayload {
         let owner: String
         let shoppingMemory: Bool
         let priceComparison: Bool
         let autoRemovePurchased: Bool
         let changed: [String]
+
+        var subject: String? { "\(owner)/preferences" }
 
         enum CodingKeys: String, CodingKey {
             case owner, changed

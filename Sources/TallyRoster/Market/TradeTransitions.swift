@@ -51,7 +51,8 @@ enum TradeTransitions {
     }
 
     /// Moves every open trade whose first shift has started to `expired`, recording each: run at
-    /// the start of every roster change, so no change acts on a trade that is out of date.
+    /// the start of every roster change, in its transaction (see `RosterStore.init`), so no change
+    /// acts on a trade that is out of date.
     static func expireStarted(_ change: inout Change) throws {
         let due = try change.session.fetchAll("""
             SELECT \(Trade.columns) FROM trade
@@ -166,9 +167,9 @@ enum TradeTransitions {
     ) throws {
         let session = change.session
         let result = try trade.result(session, team: team, people: people)
-        func event(_ kind: TradeEvent.Kind, _ notify: [String]) {
-            change.record(TradeEvent(
-                kind: kind, team: team.ref, trade: result, by: actor, notify: Array(Set(notify.filter { $0 != actor })).sorted()))
+        func event(_ kind: (TradeEvent) -> RosterEvent, _ notify: [String]) {
+            let notify = Array(Set(notify.filter { $0 != actor })).sorted()
+            change.record(kind(TradeEvent(team: team.ref, trade: result, by: actor, notify: notify)))
         }
         switch (action, trade.kind) {
         case (.create, .offer):
@@ -176,24 +177,24 @@ enum TradeTransitions {
             let colleagues = try Member.active(session, teamID: team.id).map(\.userID).filter { $0 != trade.fromUserID }
             let occurrence = try ScheduleReader.occurrence(
                 session, shift: try shift(trade.occurrence, session), team: team, date: trade.occurrence.date, field: "trade_id")
-            event(.shiftOffered, try OverlapRule.free(session, colleagues, for: occurrence))
-        case (.create, .swap): event(.swapRequested, trade.toUserID.map { [$0] } ?? [])
-        case (.create, .wanted): event(.shiftVolunteered, [])
-        case (.take, _): event(.shiftTaken, trade.fromUserID.map { [$0] } ?? [])
-        case (.accept, _): event(.swapAccepted, trade.fromUserID.map { [$0] } ?? [])
-        case (.undo, _): event(.takeUndone, trade.fromUserID.map { [$0] } ?? [])
-        case (.withdraw, _): event(.tradeWithdrawn, trade.people)
-        case (.approve, _): event(.changeApproved, trade.people)
-        case (.decline, _): event(.changeDeclined, trade.people)
-        case (.expire, _): event(.tradeExpired, trade.people)
+            event(RosterEvent.shiftOffered, try OverlapRule.free(session, colleagues, for: occurrence))
+        case (.create, .swap): event(RosterEvent.swapRequested, trade.toUserID.map { [$0] } ?? [])
+        case (.create, .wanted): event(RosterEvent.shiftVolunteered, [])
+        case (.take, _): event(RosterEvent.shiftTaken, trade.fromUserID.map { [$0] } ?? [])
+        case (.accept, _): event(RosterEvent.swapAccepted, trade.fromUserID.map { [$0] } ?? [])
+        case (.undo, _): event(RosterEvent.takeUndone, trade.fromUserID.map { [$0] } ?? [])
+        case (.withdraw, _): event(RosterEvent.tradeWithdrawn, trade.people)
+        case (.approve, _): event(RosterEvent.changeApproved, trade.people)
+        case (.decline, _): event(RosterEvent.changeDeclined, trade.people)
+        case (.expire, _): event(RosterEvent.tradeExpired, trade.people)
         }
         switch trade.state {
         case .awaitingApproval where action != .approve:
             let managers = try Member.active(session, teamID: team.id).filter(\.isManager).map(\.userID)
-            event(.approvalRequested, managers)
+            event(RosterEvent.approvalRequested, managers)
         case .approved where action != .approve:
             // No approval needed: agreed and approved in one step.
-            event(.changeApproved, trade.people)
+            event(RosterEvent.changeApproved, trade.people)
         default: break
         }
     }

@@ -27,7 +27,7 @@ enum AddShiftCommand {
                 "from and until are for weekly shifts; a one-off shift has only its date", field: args.field(from != nil ? "from" : "until"))
         default: break
         }
-        return try store.change(args, context, caller: caller) { change in
+        return try store.store.change(context, args, owner: caller.userID) { change in
             let team = try TeamAccess.manager(change.session, teamID: teamID, caller: caller, to: "add shifts").team
             if let assignee {
                 _ = try TeamAccess.activeMember(change.session, team: team, userID: assignee, field: args.field("assignee"))
@@ -41,7 +41,7 @@ enum AddShiftCommand {
                 start: start, durationMinutes: duration, position: position, assignee: assignee, startsOn: startsOn,
                 endsOn: date ?? until, at: change.now)
             let result = shift.result(try Member.names(change.session, teamIDs: [team.id]))
-            change.record(ShiftEvent(type: "roster.shift_added", team: team.ref, shift: result, by: caller.userID, changed: nil))
+            change.record(RosterEvent.shiftAdded(ShiftEvent(team: team.ref, shift: result, by: caller.userID, changed: nil)))
             return result
         }
     }
@@ -69,7 +69,7 @@ enum UpdateShiftCommand {
         if assignee != nil && unassign {
             throw TallyError.invalidArgument("give assignee, or unassign to make the shift open, not both", field: args.field("unassign"))
         }
-        return try store.change(args, context, caller: caller) { change in
+        return try store.store.change(context, args, owner: caller.userID) { change in
             let session = change.session
             var (shift, team) = try ShiftAccess.manager(session, shiftID: shiftID, caller: caller, to: "change shifts")
             let original = shift
@@ -110,7 +110,7 @@ enum UpdateShiftCommand {
             }
             let result = shift.result(try Member.names(session, teamIDs: [team.id]))
             if !changed.isEmpty {
-                change.record(ShiftEvent(type: "roster.shift_updated", team: team.ref, shift: result, by: caller.userID, changed: changed))
+                change.record(RosterEvent.shiftUpdated(ShiftEvent(team: team.ref, shift: result, by: caller.userID, changed: changed)))
             }
             return result
         }
@@ -123,7 +123,7 @@ enum RemoveShiftCommand {
     static func run(_ args: Arguments, _ caller: Caller, _ context: RequestContext, _ store: RosterStore) throws -> StoredResult {
         try args.allowOnly(["shift_id"])
         let shiftID = try args.id("shift_id", of: "a shift of one of your teams")
-        return try store.change(args, context, caller: caller) { change in
+        return try store.store.change(context, args, owner: caller.userID) { change in
             let session = change.session
             var (shift, team) = try ShiftAccess.manager(session, shiftID: shiftID, caller: caller, to: "remove shifts")
             let today = team.timeZone.date(at: change.now)
@@ -143,7 +143,7 @@ enum RemoveShiftCommand {
             shift.updatedAt = change.now
             try shift.update(session)
             let result = shift.result(people)
-            change.record(ShiftEvent(type: "roster.shift_removed", team: team.ref, shift: result, by: caller.userID, changed: nil))
+            change.record(RosterEvent.shiftRemoved(ShiftEvent(team: team.ref, shift: result, by: caller.userID, changed: nil)))
             return result
         }
     }

@@ -32,7 +32,7 @@ enum CreateInviteCommand {
         let teamID = try args.id("team_id", of: "one of your teams")
         let role = try args.optionalRole("role") ?? .employee
         let hours = try args.optionalInteger("valid_hours", in: InviteCode.validHours) ?? InviteCode.defaultValidHours
-        return try store.change(args, context, caller: caller) { change in
+        return try store.store.change(context, args, owner: caller.userID) { change in
             let team = try TeamAccess.manager(change.session, teamID: teamID, caller: caller, to: "invite people").team
             let code = InviteCode.make()
             let expiresAt = change.now + Int64(hours) * 3_600_000
@@ -42,8 +42,8 @@ enum CreateInviteCommand {
                 RETURNING id
                 """, as: Int64.self)
             else { throw StorageFailure(location: "roster", detail: "INSERT INTO invite ... RETURNING gave no row") }
-            change.record(InviteEvent(
-                team: team.ref, inviteID: id, role: role.rawValue, expiresAt: Timestamp.rfc3339(expiresAt), by: caller.userID))
+            change.record(RosterEvent.inviteCreated(InviteEvent(
+                team: team.ref, inviteID: id, role: role.rawValue, expiresAt: Timestamp.rfc3339(expiresAt), by: caller.userID)))
             return InviteResult(code: code, team: team.ref, role: role.rawValue, expiresAt: Timestamp.rfc3339(expiresAt))
         }
     }
@@ -69,7 +69,7 @@ enum JoinCommand {
         let typed = try args.string("code", example: "the invite code a manager gave you, such as \"K7QM-4XPD-9RWT\"")
         let code = InviteCode.canonical(typed)
         let displayName = try DisplayName.read(args, caller: caller)
-        return try store.change(args, context, caller: caller) { change in
+        return try store.store.change(context, args, owner: caller.userID) { change in
             let session = change.session
             guard code.count <= 64, let invite = try session.fetchOne(
                 "SELECT id, team_id, role, expires_at, used_at FROM invite WHERE code = \(code)")
@@ -103,7 +103,8 @@ enum JoinCommand {
                     .failedPrecondition, "this invite to \(team.label) has been used; ask one of its managers for a new one", field: args.field("code"))
             }
             let member = try Member.join(session, teamID: team.id, caller: caller, displayName: displayName, role: role, at: change.now)
-            change.record(MemberEvent(type: "roster.member_joined", team: team.ref, member: member.result(), by: caller.userID, openedShifts: nil))
+            change.record(RosterEvent.memberJoined(MemberEvent(
+                team: team.ref, member: member.result(), by: caller.userID, openedShifts: nil)))
             return JoinResult(team: team.result(role: role), member: member.result())
         }
     }

@@ -10,14 +10,15 @@ enum SetRoleCommand {
         guard let role = try args.optionalRole("role") else {
             throw TallyError.invalidArgument("role is required (\"manager\" or \"employee\")", field: args.field("role"))
         }
-        return try store.change(args, context, caller: caller) { change in
+        return try store.store.change(context, args, owner: caller.userID) { change in
             let team = try TeamAccess.manager(change.session, teamID: teamID, caller: caller, to: "change roles").team
             var member = try TeamAccess.activeMember(change.session, team: team, userID: userID, field: args.field("user_id"))
             guard member.role != role else { return member.result() }
             if member.role == .manager { try LastManager.check(change.session, team: team, losing: member) }
             member.role = role
             try member.updateRole(change.session)
-            change.record(MemberEvent(type: "roster.member_role_changed", team: team.ref, member: member.result(), by: caller.userID, openedShifts: nil))
+            change.record(RosterEvent.memberRoleChanged(MemberEvent(
+                team: team.ref, member: member.result(), by: caller.userID, openedShifts: nil)))
             return member.result()
         }
     }
@@ -34,7 +35,7 @@ enum RemoveMemberCommand {
         try args.allowOnly(["team_id", "user_id"])
         let teamID = try args.id("team_id", of: "one of your teams")
         let userID = try args.userID("user_id")
-        return try store.change(args, context, caller: caller) { change in
+        return try store.store.change(context, args, owner: caller.userID) { change in
             let session = change.session
             let access = try TeamAccess.member(session, teamID: teamID, caller: caller)
             let team = access.team
@@ -65,7 +66,8 @@ enum RemoveMemberCommand {
                     AND shift_id IN (SELECT id FROM shift WHERE team_id = \(team.id))
                 """)
             try member.markRemoved(session, at: change.now)
-            change.record(MemberEvent(type: "roster.member_removed", team: team.ref, member: member.result(), by: caller.userID, openedShifts: opened))
+            change.record(RosterEvent.memberRemoved(MemberEvent(
+                team: team.ref, member: member.result(), by: caller.userID, openedShifts: opened)))
             return RemovalResult(member: member.result(), openedShifts: opened, affectedTrades: affected)
         }
     }

@@ -13,13 +13,14 @@ enum CreateTeamCommand {
         let requiresApproval = try args.optionalBool("requires_approval") ?? true
         let margin = try args.optionalInteger("hours_margin_minutes", in: Team.hoursMargins) ?? Team.defaultHoursMargin
         let displayName = try DisplayName.read(args, caller: caller)
-        return try store.change(args, context, caller: caller) { change in
+        return try store.store.change(context, args, owner: caller.userID) { change in
             let team = try Team.insert(
                 change.session, name: name, timeZone: zone, requiresApproval: requiresApproval, hoursMarginMinutes: margin,
                 createdBy: caller.userID, at: change.now)
             let member = try Member.join(change.session, teamID: team.id, caller: caller, displayName: displayName, role: .manager, at: change.now)
-            change.record(TeamEvent(type: "roster.team_created", team: team.result(), by: caller.userID, changed: nil))
-            change.record(MemberEvent(type: "roster.member_joined", team: team.ref, member: member.result(), by: caller.userID, openedShifts: nil))
+            change.record(RosterEvent.teamCreated(TeamEvent(team: team.result(), by: caller.userID, changed: nil)))
+            change.record(RosterEvent.memberJoined(MemberEvent(
+                team: team.ref, member: member.result(), by: caller.userID, openedShifts: nil)))
             return team.result(role: .manager)
         }
     }
@@ -39,7 +40,7 @@ enum UpdateTeamCommand {
         let zone = try args.optionalTimeZone("time_zone")
         let requiresApproval = try args.optionalBool("requires_approval")
         let margin = try args.optionalInteger("hours_margin_minutes", in: Team.hoursMargins)
-        return try store.change(args, context, caller: caller) { change in
+        return try store.store.change(context, args, owner: caller.userID) { change in
             var team = try TeamAccess.manager(change.session, teamID: teamID, caller: caller, to: "change its settings").team
             var changed: [String] = []
             if let name, name != team.name {
@@ -69,7 +70,7 @@ enum UpdateTeamCommand {
             if !changed.isEmpty {
                 team.updatedAt = change.now
                 try team.update(change.session)
-                change.record(TeamEvent(type: "roster.team_updated", team: team.result(), by: caller.userID, changed: changed))
+                change.record(RosterEvent.teamUpdated(TeamEvent(team: team.result(), by: caller.userID, changed: changed)))
             }
             return team.result(role: .manager)
         }

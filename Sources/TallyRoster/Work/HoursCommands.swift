@@ -14,7 +14,7 @@ enum RecordHoursCommand {
         let shiftID = try args.id("shift_id", of: "a shift of one of your teams")
         let date = try args.date("date")
         let minutes = try args.integer("minutes", in: 0...mostMinutes)
-        return try store.change(args, context, caller: caller) { change in
+        return try store.store.change(context, args, owner: caller.userID) { change in
             let session = change.session
             let (shift, access) = try ShiftAccess.member(session, shiftID: shiftID, caller: caller)
             let team = access.team
@@ -51,7 +51,8 @@ enum RecordHoursCommand {
             let record = HoursRecordResult(
                 shift: occurrence.slotResult(), worker: worker.person, minutes: minutes, recordedBy: people.person(caller.userID),
                 recordedAt: Timestamp.rfc3339(change.now))
-            change.record(HoursEvent(team: team.ref, record: record, previousMinutes: previous, by: caller.userID))
+            change.record(RosterEvent.hoursRecorded(HoursEvent(
+                team: team.ref, record: record, previousMinutes: previous, by: caller.userID)))
             return record
         }
     }
