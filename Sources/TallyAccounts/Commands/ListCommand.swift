@@ -10,15 +10,10 @@ enum ListCommand {
     static func run(_ args: Arguments, _ caller: Caller, _ context: RequestContext, _ store: AccountStore) throws -> AccountPage {
         let owner = caller.userID
         try args.allowOnly(["limit", "cursor"])
-        let limit = try args.optionalInteger("limit", in: 1...largestLimit) ?? defaultLimit
-        let after = try args.optionalString("cursor").map { cursor throws(TallyError) in
-            try listCursor.afterID(cursor, field: args.field("cursor"))
-        } ?? 0
+        let (limit, after) = try listCursor.page(args, defaultLimit: defaultLimit, largestLimit: largestLimit)
         let rows = try store.store.read { session in try AccountRecord.page(session, owner: owner, after: after, limit: limit + 1) }
-        let page = rows.prefix(limit)
         return AccountPage(
-            accounts: try page.map { try $0.result() },
-            nextCursor: rows.count > limit ? page.last.map { listCursor.make(afterID: $0.id) } : nil)
+            accounts: try rows.prefix(limit).map { try $0.result() }, nextCursor: listCursor.next(rows.map(\.id), limit: limit))
     }
 }
 

@@ -10,16 +10,10 @@ enum ListsCommand {
         let owner = caller.userID
         try args.allowOnly(["kind", "limit", "cursor"])
         let kind = try Fields.kind(args, required: false)
-        let limit = try args.optionalInteger("limit", in: 1...largestLimit) ?? defaultLimit
-        let after = try args.optionalString("cursor").map { cursor throws(TallyError) in
-            try listCursor.afterID(cursor, field: args.field("cursor"))
-        } ?? 0
+        let (limit, after) = try listCursor.page(args, defaultLimit: defaultLimit, largestLimit: largestLimit)
         return try store.store.read { session in
             let rows = try ListRecord.page(session, owner: owner, kind: kind, after: after, limit: limit + 1)
-            let page = Array(rows.prefix(limit))
-            return ListPage(
-                lists: try page.map(ListSummary.init),
-                nextCursor: rows.count > limit ? page.last.map { listCursor.make(afterID: $0.id) } : nil)
+            return ListPage(lists: try rows.prefix(limit).map(ListSummary.init), nextCursor: listCursor.next(rows.map(\.id), limit: limit))
         }
     }
 }
