@@ -11,18 +11,6 @@ public struct AccountStore: Sendable {
             observer: transactionObserver)
     }
 
-    /// Runs a change of `owner`'s accounts, recording its event (the account as the change left
-    /// it) in the same transaction; see `ServiceStore.change`.
-    func change(
-        _ args: Arguments, _ context: RequestContext, owner: String, _ body: (any SQLSession, Int64) throws -> AccountRecord
-    ) throws -> StoredResult {
-        try store.change(ChangeRequest(context, args, owner: owner)) { change in
-            let account = try body(change.session, change.now).result()
-            change.record(AccountEvent(command: context.command, account: account))
-            return account
-        }
-    }
-
     /// One text of the word list, in `language`.
     func text(_ key: String, in language: Language) throws -> String {
         try store.read { session in
@@ -35,25 +23,4 @@ public struct AccountStore: Sendable {
     func emptyNameOrBalance(field: String, locale: String?) throws -> TallyError {
         .invalidArgument(try text(WordList.nameOrBalanceEmpty, in: Language(locale: locale)), field: field)
     }
-}
-
-/// What happened to an account; the event's data is the account as the change left it.
-struct AccountEvent: DomainEvent {
-    /// The event type each command records.
-    static let types = [
-        "accounts.create": "accounts.account_created", "accounts.update": "accounts.account_updated",
-        "accounts.delete": "accounts.account_deleted", "accounts.set_default": "accounts.default_changed",
-    ]
-
-    let type: String
-    let account: AccountResult
-
-    init(command: String, account: AccountResult) {
-        type = Self.types[command] ?? command
-        self.account = account
-    }
-
-    var subject: String? { account.owner }
-
-    func encode(to encoder: Encoder) throws { try account.encode(to: encoder) }
 }

@@ -12,19 +12,6 @@ public struct IdentityStore: Sendable {
             observer: transactionObserver)
     }
 
-    /// Runs a change whose result carries a secret (a token): it is never stored under an
-    /// idempotency key, so a retry runs again and gets new tokens. The change and its events still
-    /// commit together.
-    func changeWithoutStoredResult<Result: Sendable>(_ command: String, _ body: (inout Change) throws -> Result) throws -> Result {
-        var result: Result?
-        _ = try store.change(ChangeRequest(command: command, key: nil, scope: command, fingerprint: .null)) { change in
-            result = try body(&change)
-            return Nothing()
-        }
-        guard let result else { throw StorageFailure(location: "identity", detail: "\(command): the change returned nothing") }
-        return result
-    }
-
     func user(named username: String) throws -> UserRecord? {
         try store.read { try UserRecord.find($0, username: username) }
     }
@@ -32,7 +19,7 @@ public struct IdentityStore: Sendable {
     /// Reserves a password check for `username` and commits it, before the password is checked:
     /// throws `resource_exhausted` while the username is locked (`LoginThrottle.reserveAttempt`).
     func reserveLoginAttempt(_ username: String, throttle: LoginThrottle, command: String) throws {
-        try changeWithoutStoredResult(command) { change in
+        try store.change(unkeyed: command) { change in
             try throttle.reserveAttempt(change.session, username: username, now: change.now)
         }
     }
@@ -44,7 +31,7 @@ public struct IdentityStore: Sendable {
     ) throws -> UserRecord {
         let user = try UserRecord.insert(
             change.session, username: username, kind: kind, passwordHash: passwordHash, roles: roles, at: change.now)
-        change.record(IdentityEvent.userCreated(user, by: by))
+        change.record(IdentityEvent.userCreated(.init(user, by: by)))
         return user
     }
 
@@ -54,14 +41,14 @@ public struct IdentityStore: Sendable {
         var granted: [String] = []
         for role in Set(roles).sorted() where try user.grant(role, change.session, at: change.now) { granted.append(role) }
         guard !granted.isEmpty, let updated = try UserRecord.find(change.session, username: user.username) else { return user }
-        for role in granted { change.record(IdentityEvent.role(.roleGranted, role, of: updated, roles: updated.roles, by: by)) }
+        for role in granted { change.record(IdentityEvent.roleGranted(.init(role, of: updated, roles: updated.roles, by: by))) }
         return updated
     }
 
     /// A new service token for the service account `name`, made with `roles` if it does not exist
     /// yet: a session of kind `service`, and the token's hash. The token is in the result only.
     func issueServiceToken(command: String, name: String, roles: [String], by: String) throws -> IssuedServiceToken {
-        try changeWithoutStoredResult(command) { change in
+        try store.change(unkeyed: command) { change in
             var user = try UserRecord.find(change.session, username: name)
             if let existing = user, existing.kind != .service {
                 throw TallyError(
@@ -74,11 +61,8 @@ public struct IdentityStore: Sendable {
             let session = try SessionRecord.start(change.session, user: user, kind: .service, at: change.now)
             let token = OpaqueToken.generate(.service)
             try change.session.execute("INSERT INTO service_token (token_hash, session_id) VALUES (\(token.hash), \(session))")
-            change.record(IdentityEvent.sessionStarted(session, kind: .service, of: user))
+            change.record(IdentityEvent.sessionStarted(.init(session, kind: .service, of: user)))
             return IssuedServiceToken(serviceToken: token.text, sessionID: session, user: user.summary)
         }
     }
 }
-
-/// The result of a change whose real result is handed back another way (never stored).
-private struct Nothing: Encodable, Sendable {}

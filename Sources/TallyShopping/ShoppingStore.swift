@@ -10,15 +10,6 @@ public struct ShoppingStore: Sendable {
         store = try ServiceStore(service: "shopping", engine: engine, migrations: ShoppingSchema.migrations, sink: eventSink,
             observer: transactionObserver)
     }
-
-    /// Runs a change of `owner`'s lists or preferences, with the events it records, in one
-    /// transaction; see `ServiceStore.change`. With an `idempotency_key`, a retry gets the first
-    /// run's result back; keys are scoped by command and owner.
-    func change<Result: Encodable & Sendable>(
-        _ args: Arguments, _ context: RequestContext, owner: String, _ body: (inout Change) throws -> Result
-    ) throws -> StoredResult {
-        try store.change(ChangeRequest(context, args, owner: owner), body)
-    }
 }
 
 /// Stored data the service cannot read: a bug or a hand edit, never the client's doing (`internal`).

@@ -32,4 +32,21 @@ public struct IDCursor: Sendable {
         }
         return id
     }
+
+    /// The page a request asks for: `limit` (1 to `largestLimit`, `defaultLimit` when absent) and
+    /// the id its `cursor` (one this command gave out) goes on after, 0 for the first page. Read
+    /// once here for every command that pages by id.
+    public func page(_ args: Arguments, defaultLimit: Int, largestLimit: Int) throws(TallyError) -> (limit: Int, afterID: Int64) {
+        let limit = try args.optionalInteger("limit", in: 1...largestLimit) ?? defaultLimit
+        let after = try args.optionalString("cursor").map { cursor throws(TallyError) in
+            try afterID(cursor, field: args.field("cursor"))
+        } ?? 0
+        return (limit, after)
+    }
+
+    /// The `next_cursor` after a page of `limit` rows read with `limit + 1`: after the page's last
+    /// id when there were more rows, nil (absent) on the last page.
+    public func next(_ ids: [Int64], limit: Int) -> String? {
+        ids.count > limit ? make(afterID: ids[limit - 1]) : nil
+    }
 }

@@ -70,11 +70,14 @@ import Testing
         let date = Day.from(today: 3)
         let trade = try harness.offer(try harness.shift(team, on: date, worker: bo), on: date, as: bo)
         try harness.letShiftStart(of: trade)
-        // Reads already say so; the next change writes it down, with its event.
+        // Reads already say so; the next change that commits writes it down, in its transaction,
+        // with its event (a refused change rolls its expiry back with it).
         #expect(try harness.state(of: trade) == "expired")
         #expect(try harness.call("roster.market", ["team_id": .integer(team)], as: cleo)["offered"] == [])
         let late = harness.error("roster.take", ["trade_id": .integer(trade)], as: cleo)
         #expect(late?.message == "trade \(trade) (offer) is expired; only a trade that is offered can be taken")
+        #expect(try harness.events().filter { $0.type == "roster.trade_expired" }.isEmpty)
+        try harness.shift(team, on: Day.from(today: 4), worker: bo)
         let expired = try harness.events().filter { $0.type == "roster.trade_expired" }
         #expect(expired.count == 1)
         #expect(expired.first?.data["notify"] == ["u-bo"])

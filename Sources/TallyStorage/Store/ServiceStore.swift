@@ -11,10 +11,16 @@ import TallyProtocol
 /// or none, and a retried request gets the first result back instead of running twice. The
 /// events reach the worker's publisher only after the commit.
 ///
+/// Every service writes a change the same way: a request's change with `change(context, args,
+/// owner:)` (keyed by the request's `idempotency_key`, scoped by command and owner), a request's
+/// change whose fingerprint must leave a secret out with `change(ChangeRequest(context, owner:,
+/// fingerprint:))`, and a change of the service's own that is never stored under a key (it
+/// carries a token, or no request asked for it) with `change(unkeyed:)`.
+///
 /// ```swift
-/// let result = try store.change(ChangeRequest(context, args, scope: owner)) { change in
+/// let result = try store.change(context, args, owner: owner) { change in
 ///     try change.session.execute("UPDATE ...")
-///     try change.record(AccountUpdated(...))
+///     change.record(AccountsEvent.accountUpdated(account))
 ///     return account
 /// }
 /// ```
@@ -35,17 +41,22 @@ public final class ServiceStore: Sendable {
     /// live a day, so one purge a second does what one on every keyed change did, with a
     /// statement less in nearly every change.
     private let keysPurgedInSecond = Atomic<Int64>(.min)
+    /// Work every change of this service does first, in its own transaction (roster expires the
+    /// trades whose shifts have started): so no change acts on state that is out of date.
+    private let beforeEachChange: (@Sendable (inout Change) throws -> Void)?
 
     /// Opens the store and brings its schema up to date: the outbox and idempotency tables every
-    /// store has, then the service's own `migrations`.
+    /// store has, then the service's own `migrations`. `beforeEachChange` runs at the start of
+    /// every change that runs (not of a retry answered from its stored result).
     public init(
         service: String, engine: any StorageEngine, migrations: [Migration], sink: (any EventSink)? = nil,
-        observer: (any TransactionObserver)? = nil
+        observer: (any TransactionObserver)? = nil, beforeEachChange: (@Sendable (inout Change) throws -> Void)? = nil
     ) throws {
         self.service = service
         self.engine = engine
         self.sink = sink
         self.observer = observer
+        self.beforeEachChange = beforeEachChange
         commits = GroupCommit(metrics: GroupCommit.Instruments(service: service))
         eventsPublished = Counter(label: "tally_events_published_total", dimensions: [("service", service)])
         try engine.migrate(migrations + EventOutbox.migrations + IdempotencyKeys.migrations + EventEpoch.migrations)
@@ -88,6 +99,28 @@ public final class ServiceStore: Sendable {
         }
     }
 
+    /// The change a request asks for, on data of `owner` (a user id, a team), keyed by the
+    /// request's `idempotency_key` (scope `<command>:<owner>`, fingerprint its args and locale):
+    /// the one entry for a command's change. See `change(_:_:)`.
+    public func change<Result: Encodable & Sendable>(
+        _ context: RequestContext, _ args: Arguments, owner: String, _ body: (inout Change) throws -> Result
+    ) throws -> StoredResult {
+        try change(ChangeRequest(context, args, owner: owner), body)
+    }
+
+    /// A change of the service's own, named `command`, never stored under an idempotency key: its
+    /// result (which may carry a secret, a token) comes back as `body` returned it, and a retry
+    /// runs again. The change and its events still commit together.
+    public func change<Result>(unkeyed command: String, _ body: (inout Change) throws -> Result) throws -> Result {
+        var result: Result?
+        _ = try change(ChangeRequest.unkeyed(command)) { change in
+            result = try body(&change)
+            return Unstored()
+        }
+        guard let result else { throw StorageFailure(location: service, detail: "\(command): the change returned nothing") }
+        return result
+    }
+
     /// A change's work inside its transaction: the stored result when the key was seen before,
     /// else `body`, its events in the outbox and its result stored under its key. Returns what to
     /// do once it has committed.
@@ -98,6 +131,7 @@ public final class ServiceStore: Sendable {
             return (try StoredResult(stored), nil)
         }
         var change = Change(session: session, now: Timestamp.now())
+        try beforeEachChange?(&change)
         let result = try StoredResult(try body(&change))
         let events = try EventOutbox.append(
             change.events, service: service, epoch: epoch.id, at: change.now, requestID: request.requestID,
@@ -173,11 +207,26 @@ public struct ChangeRequest: Sendable {
     /// locale (which may pick a currency) make the fingerprint.
     public init(_ context: RequestContext, _ args: Arguments, owner: String) {
         self.init(
-            command: context.command, key: context.idempotencyKey, scope: "\(context.command):\(owner)",
-            fingerprint: ["args": .object(args.values), "locale": context.locale.map(JSONValue.string) ?? .null],
+            context, owner: owner, fingerprint: ["args": .object(args.values), "locale": context.locale.map(JSONValue.string) ?? .null])
+    }
+
+    /// The change a request asks for, on data of `owner`, told from another request by
+    /// `fingerprint` rather than its args: for a request with a secret (a password) that must not
+    /// be stored with its key. The scope is `<command>:<owner>`, as for every request's change.
+    public init(_ context: RequestContext, owner: String, fingerprint: JSONValue) {
+        self.init(
+            command: context.command, key: context.idempotencyKey, scope: "\(context.command):\(owner)", fingerprint: fingerprint,
             requestID: context.id, traceparent: context.traceparent)
     }
+
+    /// A change of the service's own that no key stores (see `ServiceStore.change(unkeyed:_:)`).
+    public static func unkeyed(_ command: String) -> ChangeRequest {
+        ChangeRequest(command: command, key: nil, scope: command, fingerprint: .null)
+    }
 }
+
+/// What an unkeyed change stores as its result: nothing, its real result is handed back as it is.
+private struct Unstored: Encodable, Sendable {}
 
 /// One change in progress, inside its transaction: the SQL session, the time of the change, and
 /// the events it has recorded so far.

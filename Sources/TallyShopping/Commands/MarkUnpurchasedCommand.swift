@@ -1,0 +1,26 @@
+import TallyProtocol
+import TallyStorage
+
+/// `shopping.mark_unpurchased`: the item is not bought after all: its purchased quantity goes
+/// back to 0 and it leaves the total and the price history; its price is kept. An item that is
+/// not purchased is left as it is.
+enum MarkUnpurchasedCommand {
+    static func run(_ args: Arguments, _ caller: Caller, _ context: RequestContext, _ store: ShoppingStore) throws -> StoredResult {
+        let owner = caller.userID
+        try args.allowOnly(["list_id", "item_id"])
+        let ids = try ItemTarget.ids(args)
+        return try store.store.change(context, args, owner: owner) { change in
+            var target = try ItemTarget.find(change.session, owner: owner, listID: ids.list, itemID: ids.item)
+            try target.refuseTemplate("shopping.mark_unpurchased")
+            let original = target.item
+            target.item.purchased = false
+            target.item.purchasedQuantity = 0
+            target.item.purchasedAt = nil
+            try target.save(change.session, original: original, at: change.now, field: "args.item_id")
+            if original.purchased {
+                change.record(ShoppingEvent.itemUnpurchased(target.event()))
+            }
+            return try target.result()
+        }
+    }
+}

@@ -1,0 +1,18 @@
+import TallyProtocol
+import TallyStorage
+
+/// `shopping.remove_item`: takes an item off its list and returns it as it was.
+enum RemoveItemCommand {
+    static func run(_ args: Arguments, _ caller: Caller, _ context: RequestContext, _ store: ShoppingStore) throws -> StoredResult {
+        let owner = caller.userID
+        try args.allowOnly(["list_id", "item_id"])
+        let ids = try ItemTarget.ids(args)
+        return try store.store.change(context, args, owner: owner) { change in
+            var target = try ItemTarget.find(change.session, owner: owner, listID: ids.list, itemID: ids.item)
+            try target.item.delete(change.session, from: &target.list)
+            try target.list.touch(change.session, at: change.now)
+            change.record(ShoppingEvent.itemRemoved(target.event()))
+            return try target.result()
+        }
+    }
+}

@@ -1,0 +1,171 @@
+import TallyStorage
+
+/// The domain events of the shopping service: each change records one or more of them, in its
+/// transaction, as CloudEvents of type `shopping.<name>` (schemas/events/shopping.<name>.json).
+/// Every event's data names its `owner`; list and item events also their `list_id`. The subject
+/// is `<owner>/<list id>`, or `<owner>/preferences` for the owner's switches.
+enum ShoppingEvent: ServiceEvent {
+    case listCreated(ListCreated)
+    case listRenamed(ListRenamed)
+    case listDeleted(ListDeleted)
+    case itemAdded(ItemEvent)
+    case itemUpdated(ItemEvent)
+    case itemRemoved(ItemEvent)
+    case itemPurchased(ItemEvent)
+    case itemUnpurchased(ItemEvent)
+    case priceChanged(PriceChanged)
+    case itemsCarriedOver(ItemsCarriedOver)
+    case preferencesChanged(PreferencesChanged)
+
+    var type: String {
+        switch self {
+        case .listCreated: "shopping.list_created"
+        case .listRenamed: "shopping.list_renamed"
+        case .listDeleted: "shopping.list_deleted"
+        case .itemAdded: "shopping.item_added"
+        case .itemUpdated: "shopping.item_updated"
+        case .itemRemoved: "shopping.item_removed"
+        case .itemPurchased: "shopping.item_purchased"
+        case .itemUnpurchased: "shopping.item_unpurchased"
+        case .priceChanged: "shopping.price_changed"
+        case .itemsCarriedOver: "shopping.items_carried_over"
+        case .preferencesChanged: "shopping.preferences_changed"
+        }
+    }
+
+    var payload: any EventPayload {
+        switch self {
+        case .listCreated(let data): data
+        case .listRenamed(let data): data
+        case .listDeleted(let data): data
+        case .itemAdded(let data), .itemUpdated(let data), .itemRemoved(let data), .itemPurchased(let data),
+            .itemUnpurchased(let data):
+            data
+        case .priceChanged(let data): data
+        case .itemsCarriedOver(let data): data
+        case .preferencesChanged(let data): data
+        }
+    }
+
+    struct ListCreated: EventPayload {
+        let owner: String
+        let listID: Int64
+        let kind: ListKind
+        let name: String
+        let currency: String
+        let fromTemplate: Int64?
+        /// Items the list started with: copied from the template and carried over.
+        let itemCount: Int
+
+        var subject: String? { "\(owner)/\(listID)" }
+
+        enum CodingKeys: String, CodingKey {
+            case owner, kind, name, currency
+            case listID = "list_id"
+            case fromTemplate = "from_template"
+            case itemCount = "item_count"
+        }
+    }
+
+    struct ListRenamed: EventPayload {
+        let owner: String
+        let listID: Int64
+        let name: String
+        let previousName: String
+
+        var subject: String? { "\(owner)/\(listID)" }
+
+        enum CodingKeys: String, CodingKey {
+            case owner, name
+            case listID = "list_id"
+            case previousName = "previous_name"
+        }
+    }
+
+    struct ListDeleted: EventPayload {
+        let owner: String
+        let listID: Int64
+        let kind: ListKind
+        let name: String
+
+        var subject: String? { "\(owner)/\(listID)" }
+
+        enum CodingKeys: String, CodingKey {
+            case owner, kind, name
+            case listID = "list_id"
+        }
+    }
+
+    /// An item event: the item as it is after the change (as it was, for a removal), in the
+    /// list's currency, and for updates which fields changed.
+    struct ItemEvent: EventPayload {
+        let owner: String
+        let listID: Int64
+        let currency: String
+        let item: ItemResult
+        var changed: [String]?
+
+        var subject: String? { "\(owner)/\(listID)" }
+
+        enum CodingKeys: String, CodingKey {
+            case owner, currency, item, changed
+            case listID = "list_id"
+        }
+    }
+
+    struct PriceChanged: EventPayload {
+        let owner: String
+        let listID: Int64
+        let itemID: Int64
+        let itemName: String
+        let currency: String
+        let price: String
+        let previousPrice: String
+        let previousListID: Int64
+        /// `higher` or `lower`.
+        let direction: String
+
+        var subject: String? { "\(owner)/\(listID)" }
+
+        enum CodingKeys: String, CodingKey {
+            case owner, currency, price, direction
+            case listID = "list_id"
+            case itemID = "item_id"
+            case itemName = "item_name"
+            case previousPrice = "previous_price"
+            case previousListID = "previous_list_id"
+        }
+    }
+
+    struct ItemsCarriedOver: EventPayload {
+        let owner: String
+        let listID: Int64
+        let fromListID: Int64
+        let items: [CarriedOver.Item]
+
+        var subject: String? { "\(owner)/\(listID)" }
+
+        enum CodingKeys: String, CodingKey {
+            case owner, items
+            case listID = "list_id"
+            case fromListID = "from_list_id"
+        }
+    }
+
+    struct PreferencesChanged: EventPayload {
+        let owner: String
+        let shoppingMemory: Bool
+        let priceComparison: Bool
+        let autoRemovePurchased: Bool
+        let changed: [String]
+
+        var subject: String? { "\(owner)/preferences" }
+
+        enum CodingKeys: String, CodingKey {
+            case owner, changed
+            case shoppingMemory = "shopping_memory"
+            case priceComparison = "price_comparison"
+            case autoRemovePurchased = "auto_remove_purchased"
+        }
+    }
+}
