@@ -21,7 +21,7 @@ let package = Package(
         // flags stay out of this build).
         .library(name: "TallyModules", targets: [
             "ZeroMQ", "TallyProtocol", "TallyMoney", "TallyStorage", "TallyWorker", "TallyGateway", "TallyCurrency",
-            "TallyNotifier", "TallyAuth", "TallyIdentity", "TallyCatalog",
+            "TallyNotifier", "TallyAuth", "TallyTransportSecurity", "TallyIdentity", "TallyCatalog",
         ]),
     ],
     dependencies: [
@@ -35,6 +35,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
         .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
         // Traces: the Tracing API, and swift-otel's OTLP exporter over HTTP only (its gRPC exporter
         // would add grpc-swift to every build for a transport Tally does not need).
         .package(url: "https://github.com/apple/swift-distributed-tracing.git", from: "1.7.3"),
@@ -56,9 +57,13 @@ let package = Package(
             "ZeroMQ", .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),
         // What operators see of a process: logs as text or JSON lines, metrics in Prometheus' text
-        // format and readiness over HTTP (a ZMQ_STREAM socket on a thread of its own).
+        // format and readiness over HTTP (a small SwiftNIO HTTP/1.1 server; the probe that reads
+        // it is a ZMQ_STREAM socket, so `tally health` needs no HTTP client).
         .target(name: "TallyObservability", dependencies: [
             "ZeroMQ", "TallyLifecycle",
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "NIOPosix", package: "swift-nio"),
+            .product(name: "NIOHTTP1", package: "swift-nio"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "Metrics", package: "swift-metrics"),
             .product(name: "Prometheus", package: "swift-prometheus"),
@@ -102,11 +107,16 @@ let package = Package(
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ], swiftSettings: faultInjection),
         // Who is asking: Ed25519-signed access tokens (a minimal JWS), the key files they are signed
-        // and checked with, and the middleware every worker runs to check them and enforce access;
-        // and which program is connecting: CURVE certificates and the allowlist the ZAP handler reads.
+        // and checked with, and the middleware every worker runs to check them and enforce access.
         .target(name: "TallyAuth", dependencies: [
             "TallyProtocol", "TallyWorker", "ZeroMQ", .product(name: "Crypto", package: "swift-crypto"),
             .product(name: "Logging", package: "swift-log"),
+        ]),
+        // Which program is connecting: CURVE certificates, the allowlist the ZAP handler reads, and
+        // the cap on each CURVE socket's connections. (TallyAuth for SecretFile, the private files
+        // both keep their secrets in.)
+        .target(name: "TallyTransportSecurity", dependencies: [
+            "TallyAuth", "TallyProtocol", "ZeroMQ", .product(name: "Logging", package: "swift-log"),
         ]),
         // The identity service: people and service accounts, passwords (scrypt), sessions, refresh
         // and service tokens, roles, stored in identity.sqlite.
@@ -159,11 +169,24 @@ let package = Package(
             "TallyProtocol", "TallyStorage", "TallyWorker", "TallyCalc", "TallyAccounts", "TallyCurrency", "TallyShopping",
             "TallyRoster", "TallyNotifier", "TallyIdentity", "TallyAuth", "TallyPostgres",
         ]),
-        // The `tally` command line: every subcommand, and the process supervisor behind `tally up`.
+        // The one-time copy of a deployment's SQLite files into PostgreSQL (`tally migrate-data`):
+        // every service's database, from one snapshot, in one transaction.
+        .target(name: "TallyDataMigration", dependencies: [
+            "TallyCatalog", "TallyProtocol", "TallyStorage", "TallyPostgres", "TallyAccounts", "TallyCurrency",
+            "TallyShopping", "TallyRoster", "TallyNotifier", "TallyIdentity",
+        ]),
+        // The process supervisor behind `tally up`: starts its children, prefixes their output,
+        // restarts them with backoff, and stops them in order (the gateway first, so it drains).
+        .target(name: "TallyProcessSupervision", dependencies: [
+            "TallyLifecycle",
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+        ]),
+        // The `tally` command line: every subcommand and its options.
         .target(name: "TallyCLI", dependencies: [
             "ZeroMQ", "TallyProtocol", "TallyWorker", "TallyGateway", "TallyClient", "TallyCatalog",
             "TallyCurrency", "TallyMoney", "TallyNotifier", "TallyLifecycle", "TallyStorage", "TallyAuth", "TallyIdentity",
-            "TallyObservability", "TallyTracing",
+            "TallyObservability", "TallyTracing", "TallyProcessSupervision", "TallyDataMigration", "TallyTransportSecurity",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Prometheus", package: "swift-prometheus"),
             .product(name: "Logging", package: "swift-log"),
@@ -175,7 +198,8 @@ let package = Package(
         // database a service test runs on (SQLite, or PostgreSQL when TALLY_TEST_DATABASE says so).
         // TestDatabase puts a service harness on SQLite or PostgreSQL, hence TallyPostgres.
         .target(name: "TallyTesting", dependencies: [
-            "ZeroMQ", "TallyProtocol", "TallyClient", "TallyWorker", "TallyAuth", "TallyStorage", "TallyPostgres",
+            "ZeroMQ", "TallyProtocol", "TallyClient", "TallyWorker", "TallyAuth", "TallyTransportSecurity", "TallyStorage",
+            "TallyPostgres",
         ]),
         // Throughput and latency of a running stack: speed is measured here, never in tests.
         .executableTarget(name: "TallyBenchmark", dependencies: [
@@ -221,7 +245,8 @@ let package = Package(
             "TallyIdentity", "TallyAuth", "TallyProtocol", "TallyStorage", "TallyTesting",
         ]),
         .testTarget(name: "TallyIntegrationTests", dependencies: [
-            "TallyTesting", "TallyClient", "TallyProtocol", "ZeroMQ", "TallyAuth", "TallyObservability", "TallyStorage",
+            "TallyTesting", "TallyClient", "TallyProtocol", "ZeroMQ", "TallyAuth", "TallyTransportSecurity", "TallyObservability",
+            "TallyStorage",
         ]),
         .testTarget(name: "ContractTests", dependencies: ["TallyProtocol", "TallyTesting", "TallyCatalog", "TallyAuth", "ZeroMQ"], exclude: ["validate.py"]),
     ]

@@ -20,8 +20,7 @@ struct BackupCommand: ParsableCommand {
     @Option(help: "The file to write; it must not exist yet.")
     var to: String
 
-    @Option(help: "The data directory the workers use. Env: TALLY_DATA_DIR.")
-    var dataDir: String = EnvironmentDefaults.dataDirectory
+    @OptionGroup var dataDirectory: DataDirectoryOption
 
     func validate() throws {
         try DatabaseName.check(service)
@@ -31,8 +30,8 @@ struct BackupCommand: ParsableCommand {
     }
 
     func run() throws {
-        let path = try DatabaseName.existingFile(service, in: dataDir)
-        let engine = try SQLiteEngine(directory: dataDir, name: service)
+        let path = try DatabaseName.existingFile(service, in: dataDirectory.path)
+        let engine = try SQLiteEngine(directory: dataDirectory.path, name: service)
         let progress = TerminalProgress(label: "backing up \(service)")
         try engine.backup(to: to, progress: progress.update)
         progress.finish()
@@ -59,8 +58,7 @@ struct RestoreCommand: ParsableCommand {
     @Option(help: "The backup file.")
     var from: String
 
-    @Option(help: "The data directory the workers use. Env: TALLY_DATA_DIR.")
-    var dataDir: String = EnvironmentDefaults.dataDirectory
+    @OptionGroup var dataDirectory: DataDirectoryOption
 
     func validate() throws {
         try DatabaseName.check(service)
@@ -72,16 +70,16 @@ struct RestoreCommand: ParsableCommand {
         guard steps.contains(where: { $0.hasPrefix(service == "notifier" ? "notifier" : service) }) else {
             throw ValidationError("\(from) is not a \(service) database (its schema steps are \(steps.joined(separator: ", ")))")
         }
-        try FileManager.default.createDirectory(atPath: dataDir, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: dataDirectory.path, withIntermediateDirectories: true)
         let progress = TerminalProgress(label: "restoring \(service)")
         // Its sequence goes on from the backup's: numbers subscribers handled come round again, so
         // its events begin a new epoch, made before any worker can open the restored file.
         var epoch: EventEpoch?
-        try SQLiteEngine.restore(directory: dataDir, name: service, from: from, progress: progress.update) { session in
+        try SQLiteEngine.restore(directory: dataDirectory.path, name: service, from: from, progress: progress.update) { session in
             epoch = try EventEpoch.begin(in: session)
         }
         progress.finish()
-        print("restored \(dataDir)/\(service).sqlite from \(from)"
+        print("restored \(dataDirectory.path)/\(service).sqlite from \(from)"
             + (epoch.map { "; its events begin epoch \($0.id) after sequence \($0.beganAfter)" } ?? ""))
     }
 }

@@ -29,8 +29,7 @@ struct CurrencyCommand: ParsableCommand {
         @Flag(help: "Load the data built into this tally instead of a file.")
         var embedded = false
 
-        @Option(help: "The data directory the workers use. Env: TALLY_DATA_DIR.")
-        var dataDir: String = EnvironmentDefaults.dataDirectory
+        @OptionGroup var dataDirectory: DataDirectoryOption
 
         @OptionGroup var database: DatabaseOptions
 
@@ -66,9 +65,9 @@ struct CurrencyCommand: ParsableCommand {
             }
             let store: CurrencyStore
             do {
-                store = try CurrencyStore(engine: try database.location(dataDirectory: dataDir).engine(for: "currency"))
+                store = try CurrencyStore(engine: try database.location(dataDirectory: dataDirectory.path).engine(for: "currency"))
             } catch {
-                throw failure("cannot open the currency database in \((try? database.location(dataDirectory: dataDir))?.description ?? dataDir): \(error)")
+                throw failure("cannot open the currency database in \((try? database.location(dataDirectory: dataDirectory.path))?.description ?? dataDirectory.path): \(error)")
             }
             // The load runs here, in this process, so its progress is known chunk by chunk
             // without asking the service (which would say the same from the load state).

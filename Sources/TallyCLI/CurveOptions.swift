@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import ServiceLifecycle
 import TallyAuth
+import TallyTransportSecurity
 import UnixSignals
 import ZeroMQ
 

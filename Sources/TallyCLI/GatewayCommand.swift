@@ -11,11 +11,9 @@ struct GatewayCommand: AsyncParsableCommand {
         commandName: "gateway",
         abstract: "Run the gateway: the 7/MDP broker between clients and workers.")
 
-    @Option(help: "Client endpoint to bind (ROUTER). Env: TALLY_GATEWAY_FRONTEND.")
-    var frontend: String = EnvironmentDefaults.frontend
+    @OptionGroup var frontend: FrontendOption
 
-    @Option(help: "Worker endpoint to bind (ROUTER, 7/MDP workers). Env: TALLY_GATEWAY_BACKEND.")
-    var backend: String = EnvironmentDefaults.backend
+    @OptionGroup var backend: BackendOption
 
     @OptionGroup var heartbeat: HeartbeatOptions
 
@@ -60,7 +58,7 @@ struct GatewayCommand: AsyncParsableCommand {
         guard maxHeldReplies >= 1 else { throw ValidationError("--max-held-replies must be at least 1") }
         // Workers and clients take lists of gateways; a gateway binds one of each, and a shared
         // tally.env can easily hand it a worker's list.
-        for (option, endpoint) in [("--frontend", frontend), ("--backend", backend)] where endpoint.contains(",") {
+        for (option, endpoint) in [("--frontend", frontend.endpoint), ("--backend", backend.endpoint)] where endpoint.contains(",") {
             throw ValidationError(
                 "\(option) is one endpoint for a gateway to bind, not a list ('\(endpoint)'); run one gateway per endpoint")
         }
@@ -72,7 +70,7 @@ struct GatewayCommand: AsyncParsableCommand {
         let keys = try curveKey.keys()
         let context = try ZMQContext()
         let configuration = GatewayConfiguration(
-            frontendEndpoint: frontend, backendEndpoint: backend, heartbeatInterval: heartbeat.interval,
+            frontendEndpoint: frontend.endpoint, backendEndpoint: backend.endpoint, heartbeatInterval: heartbeat.interval,
             liveness: heartbeat.liveness, maximumMessageBytes: maxMessageBytes, defaultDeadline: .milliseconds(defaultDeadlineMs),
             maximumQueueDepth: maxQueueDepth, maximumClientRequests: maxClientRequests, maximumHeldReplies: maxHeldReplies,
             drainTimeout: .milliseconds(drainTimeoutMs), drainQuietPeriod: .milliseconds(drainQuietMs), catalog: ServiceCatalog.commands,
@@ -82,7 +80,7 @@ struct GatewayCommand: AsyncParsableCommand {
             configuration: configuration, context: context, logger: logger, readiness: readiness.reporter(for: "gateway"))
         // Before the gateway binds (in run): libzmq admits every CURVE client while no ZAP handler listens.
         let security = try await curve.security(
-            keys: keys, binding: [frontend, backend], process: "gateway",
+            keys: keys, binding: [frontend.endpoint, backend.endpoint], process: "gateway",
             connections: [CurveRole.client.domain: ConnectionGauge(), CurveRole.worker.domain: ConnectionGauge()],
             context: context, logger: logger)
         let guards: [any Service] = security.map { security in [SocketLoopService(name: "zap", security.handler.serve), security.reloader] } ?? []

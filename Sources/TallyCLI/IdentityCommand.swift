@@ -33,8 +33,7 @@ struct IdentityCommand: ParsableCommand {
         @Option(help: "Read the password from this file (the first line).")
         var passwordFile: String?
 
-        @Option(help: "The identity service's data directory. Env: TALLY_DATA_DIR.")
-        var dataDir: String = EnvironmentDefaults.dataDirectory
+        @OptionGroup var dataDirectory: DataDirectoryOption
 
         @OptionGroup var database: DatabaseOptions
 
@@ -46,7 +45,7 @@ struct IdentityCommand: ParsableCommand {
 
         func run() throws {
             let administration = IdentityAdministration(
-                store: try ServiceCatalog.identityStore(data: try database.location(dataDirectory: dataDir)), passwordHashing: passwordHashing.parameters)
+                store: try ServiceCatalog.identityStore(data: try database.location(dataDirectory: dataDirectory.path)), passwordHashing: passwordHashing.parameters)
             let chosen: String? =
                 if passwordStdin { PasswordInput.firstLine(FileHandle.standardInput.readDataToEndOfFile()) }
                 else if let passwordFile { PasswordInput.firstLine(try Data(contentsOf: URL(fileURLWithPath: passwordFile))) }
@@ -83,8 +82,7 @@ struct IdentityCommand: ParsableCommand {
         @Flag(help: "Replace the --out file if it exists.")
         var force = false
 
-        @Option(help: "The identity service's data directory. Env: TALLY_DATA_DIR.")
-        var dataDir: String = EnvironmentDefaults.dataDirectory
+        @OptionGroup var dataDirectory: DataDirectoryOption
 
         @OptionGroup var database: DatabaseOptions
 
@@ -92,7 +90,7 @@ struct IdentityCommand: ParsableCommand {
             if let out, !force, FileManager.default.fileExists(atPath: out) {
                 throw ValidationError("\(out) exists already; use --force to replace it")
             }
-            let administration = IdentityAdministration(store: try ServiceCatalog.identityStore(data: try database.location(dataDirectory: dataDir)))
+            let administration = IdentityAdministration(store: try ServiceCatalog.identityStore(data: try database.location(dataDirectory: dataDirectory.path)))
             let token = try administration.issueServiceToken(name: name, roles: roles.isEmpty ? ["service"] : roles)
             if let out {
                 try SecretFile.write(Data((token + "\n").utf8), to: out, replacing: force)

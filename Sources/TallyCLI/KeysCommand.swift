@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import TallyAuth
+import TallyTransportSecurity
 import TallyProtocol
 
 /// `tally keys`: the key files a deployment's processes read.
@@ -27,11 +28,10 @@ struct KeysCommand: ParsableCommand {
         @Option(help: "Where to write the files (default: <data-dir>/keys).")
         var dir: String?
 
-        @Option(help: "The data directory, for the default --dir. Env: TALLY_DATA_DIR.")
-        var dataDir: String = EnvironmentDefaults.dataDirectory
+        @OptionGroup var dataDirectory: DataDirectoryOption
 
         func run() throws {
-            let directory = dir ?? KeyOptions.defaultDirectory(dataDirectory: dataDir)
+            let directory = dir ?? KeyOptions.defaultDirectory(dataDirectory: dataDirectory.path)
             let made = try KeyFiles.create(name: name, in: directory)
             print("""
                 private key: \(made.privateFile) (mode 0600; only the identity service reads it)
@@ -66,8 +66,7 @@ struct KeysCommand: ParsableCommand {
         @Option(help: "Where to write the files (default: <data-dir>/curve).")
         var dir: String?
 
-        @Option(help: "The data directory, for the default --dir. Env: TALLY_DATA_DIR.")
-        var dataDir: String = EnvironmentDefaults.dataDirectory
+        @OptionGroup var dataDirectory: DataDirectoryOption
 
         func validate() throws {
             for role in role where CurveRole(rawValue: role) == nil {
@@ -82,7 +81,7 @@ struct KeysCommand: ParsableCommand {
         }
 
         func run() throws {
-            let directory = dir ?? URL(fileURLWithPath: dataDir).appendingPathComponent("curve").path
+            let directory = dir ?? URL(fileURLWithPath: dataDirectory.path).appendingPathComponent("curve").path
             var metadata: [(String, String)] = []
             if !role.isEmpty { metadata.append(("roles", role.joined(separator: ","))) }
             if !service.isEmpty { metadata.append(("services", service.joined(separator: ","))) }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import TallyCatalog
+import TallyDataMigration
 
 /// `tally migrate-data`: moves a deployment from SQLite files to PostgreSQL.
 struct MigrateDataCommand: ParsableCommand {
@@ -15,8 +16,7 @@ struct MigrateDataCommand: ParsableCommand {
             processes with TALLY_DATABASE_URL set. The files are left as they were.
             """)
 
-    @Option(help: "The data directory holding the SQLite files. Env: TALLY_DATA_DIR.")
-    var dataDir: String = EnvironmentDefaults.dataDirectory
+    @OptionGroup var dataDirectory: DataDirectoryOption
 
     @OptionGroup var database: DatabaseOptions
 
@@ -31,15 +31,15 @@ struct MigrateDataCommand: ParsableCommand {
     }
 
     func run() throws {
-        guard case .postgres(let target) = try database.location(dataDirectory: dataDir) else { return }
-        let migration = DataMigration(dataDirectory: dataDir, target: target)
+        guard case .postgres(let target) = try database.location(dataDirectory: dataDirectory.path) else { return }
+        let migration = DataMigration(dataDirectory: dataDirectory.path, target: target)
         let found = migration.databasesFound
         let chosen = service.isEmpty ? found : service
         guard !chosen.isEmpty else {
-            throw commandFailure("migrate-data", "there is no Tally database in \(dataDir); is --data-dir (TALLY_DATA_DIR) the directory the workers used?")
+            throw commandFailure("migrate-data", "there is no Tally database in \(dataDirectory.path); is --data-dir (TALLY_DATA_DIR) the directory the workers used?")
         }
         for name in chosen {
-            guard found.contains(name) else { throw commandFailure("migrate-data", "there is no \(dataDir)/\(name).sqlite") }
+            guard found.contains(name) else { throw commandFailure("migrate-data", "there is no \(dataDirectory.path)/\(name).sqlite") }
             do {
                 let copied = try migration.copy(name)
                 let rows = copied.rows.values.reduce(0, +)

@@ -38,22 +38,11 @@ struct NotifierCommand: AsyncParsableCommand {
     @Option(help: "Where to bind the PUB socket of alerts and forwarded events. Env: TALLY_ALERTS_ENDPOINT.")
     var alertsEndpoint: String = NotifierDefaults.alertsEndpoint
 
-    @Option(
-        help: """
-            The gateway's client endpoint, for catch-up calls; several gateways' endpoints separated by commas to fail \
-            over between them. Env: TALLY_GATEWAY_FRONTEND.
-            """)
-    var frontend: String = EnvironmentDefaults.frontend
+    @OptionGroup var frontend: FrontendOption
 
-    @Option(
-        help: """
-            The gateway's worker endpoint, to serve the alerts service; several gateways' endpoints separated by commas \
-            to serve it at every one. Env: TALLY_GATEWAY_BACKEND.
-            """)
-    var backend: String = EnvironmentDefaults.backend
+    @OptionGroup var backend: BackendOption
 
-    @Option(help: "Directory of notifier.sqlite. Env: TALLY_DATA_DIR.")
-    var dataDir: String = EnvironmentDefaults.dataDirectory
+    @OptionGroup var dataDirectory: DataDirectoryOption
 
     @OptionGroup var database: DatabaseOptions
 
@@ -112,26 +101,26 @@ struct NotifierCommand: AsyncParsableCommand {
     func run() async throws {
         let logger = process.bootstrap(label: "tally.notifier")
         let tracer = try process.startTracing(serviceName: "tally-notifier", logger: logger)
-        let verifier = try keys.verifier(dataDirectory: dataDir, logger: logger)
+        let verifier = try keys.verifier(dataDirectory: dataDirectory.path, logger: logger)
         let serviceToken = try readServiceToken()
         if serviceToken == nil {
             logger.warning(
                 "no service token: catch-up calls <service>.events without one, and services that need one refuse them; make one with tally identity service-token notifier")
         }
-        let store = try NotifierStore(engine: try database.location(dataDirectory: dataDir).engine(for: "notifier"))
+        let store = try NotifierStore(engine: try database.location(dataDirectory: dataDirectory.path).engine(for: "notifier"))
         let context = try ZMQContext()
         // One key pair serves the notifier's sockets and reaches the gateway, so --curve-key
         // without --gateway-key (or the other way round) is refused here.
         let gatewayCurve = try curve.gateway()
         var configuration = NotifierConfiguration(
-            eventsEndpoint: eventsEndpoint, alertsEndpoint: alertsEndpoint, frontendEndpoint: frontend,
+            eventsEndpoint: eventsEndpoint, alertsEndpoint: alertsEndpoint, frontendEndpoint: frontend.endpoint,
             catchUpInterval: .milliseconds(catchUpMs), catchUpTimeout: .milliseconds(catchUpTimeoutMs),
             maximumEventBytes: Int64(maxEventBytes), maximumQueuedAlerts: Int32(maxQueuedAlerts),
             eventSources: NotifierConfiguration.eventSources(in: ServiceCatalog.commands), serviceToken: serviceToken,
             curve: gatewayCurve, tracer: tracer)
-        configuration.frontendEndpoints = try EndpointList.parse(frontend, option: "--frontend")
+        configuration.frontendEndpoints = try EndpointList.parse(frontend.endpoint, option: "--frontend")
         let workers = WorkerConfiguration(
-            backendEndpoints: try EndpointList.parse(backend, option: "--backend"), heartbeatInterval: heartbeat.interval, liveness: heartbeat.liveness, curve: gatewayCurve)
+            backendEndpoints: try EndpointList.parse(backend.endpoint, option: "--backend"), heartbeatInterval: heartbeat.interval, liveness: heartbeat.liveness, curve: gatewayCurve)
         let readiness = Readiness(parts: ["notifier", "alerts"])
         let notifier = NotifierService(
             store: store, configuration: configuration, context: context, logger: logger,
@@ -156,7 +145,7 @@ struct NotifierCommand: AsyncParsableCommand {
 
     /// The service token: from `--service-token-file`, or `<data-dir>/keys/notifier.token` when it exists.
     private func readServiceToken() throws -> String? {
-        let defaultFile = KeyOptions.notifierTokenFile(dataDirectory: dataDir)
+        let defaultFile = KeyOptions.notifierTokenFile(dataDirectory: dataDirectory.path)
         guard let file = serviceTokenFile ?? EnvironmentDefaults.serviceTokenFile ?? (FileManager.default.fileExists(atPath: defaultFile) ? defaultFile : nil) else {
             return nil
         }

@@ -4,6 +4,7 @@ import Foundation
 import Logging
 import TallyLifecycle
 import TallyObservability
+import TallyProcessSupervision
 
 struct UpCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -15,16 +16,13 @@ struct UpCommand: AsyncParsableCommand {
             With --metrics HOST:PORT, tally up serves its own /metrics and a /ready that answers 200 once every child is ready at PORT, and each child serves its own /metrics and /ready at the next ports, in the order started: the gateway at PORT+1, then calc, accounts, currency, shopping, roster and identity workers, then the notifier at PORT+8 (the start log line lists them). Scrape them all.
             """)
 
-    @Option(help: "Directory for the data of stateful services. Env: TALLY_DATA_DIR.")
-    var dataDir: String = EnvironmentDefaults.dataDirectory
+    @OptionGroup var dataDirectory: DataDirectoryOption
 
     @OptionGroup var database: DatabaseOptions
 
-    @Option(help: "Client endpoint. Env: TALLY_GATEWAY_FRONTEND.")
-    var frontend: String = EnvironmentDefaults.frontend
+    @OptionGroup var frontend: FrontendOption
 
-    @Option(help: "Worker endpoint. Env: TALLY_GATEWAY_BACKEND.")
-    var backend: String = EnvironmentDefaults.backend
+    @OptionGroup var backend: BackendOption
 
     @Option(help: "Where the notifier binds the SUB socket the workers publish events to. Env: TALLY_EVENTS_ENDPOINT.")
     var eventsEndpoint: String = NotifierDefaults.eventsEndpoint
@@ -58,30 +56,30 @@ struct UpCommand: AsyncParsableCommand {
 
     func run() async throws {
         let logger = process.bootstrap(label: "tally.up")
-        try FileManager.default.createDirectory(atPath: dataDir, withIntermediateDirectories: true)
-        let data = try database.location(dataDirectory: dataDir)
-        try UpBootstrap(dataDirectory: dataDir, data: data, passwordHashing: passwordHashing.parameters, logger: logger).run(admin: admin ?? EnvironmentDefaults.adminUser)
+        try FileManager.default.createDirectory(atPath: dataDirectory.path, withIntermediateDirectories: true)
+        let data = try database.location(dataDirectory: dataDirectory.path)
+        try UpBootstrap(dataDirectory: dataDirectory.path, data: data, passwordHashing: passwordHashing.parameters, logger: logger).run(admin: admin ?? EnvironmentDefaults.adminUser)
         // Children share the log, scheduling and tracing settings.
         let shared = heartbeat.arguments + [
             "--log-level", process.logLevel, "--log-format", process.logFormat.rawValue, "--cpu-scheduling", process.cpuScheduling.rawValue,
             "--tracing-endpoint", process.tracingEndpoint, "--tracing-sample-ratio", "\(process.tracingSampleRatio)",
         ]
-        var children = [ChildSpec(name: "gateway", arguments: ["gateway", "--frontend", frontend, "--backend", backend] + shared)]
+        var children = [ChildSpec(name: "gateway", arguments: ["gateway", "--frontend", frontend.endpoint, "--backend", backend.endpoint] + shared)]
         for service in ServiceCatalog.all {
             let own = service == "identity" ? ["--password-cost", "\(passwordHashing.passwordCost)"] : []
             children.append(ChildSpec(
                 name: service,
-                arguments: ["worker", service, "--backend", backend, "--data-dir", dataDir, "--concurrency", "\(concurrency)",
+                arguments: ["worker", service, "--backend", backend.endpoint, "--data-dir", dataDirectory.path, "--concurrency", "\(concurrency)",
                             "--capacity", "\(capacity)", "--events-endpoint", eventsEndpoint] + own + shared))
         }
         children.append(ChildSpec(
             name: "notifier",
-            arguments: ["notifier", "--frontend", frontend, "--backend", backend, "--data-dir", dataDir,
+            arguments: ["notifier", "--frontend", frontend.endpoint, "--backend", backend.endpoint, "--data-dir", dataDirectory.path,
                         "--events-endpoint", eventsEndpoint, "--alerts-endpoint", alertsEndpoint,
-                        "--service-token-file", KeyOptions.notifierTokenFile(dataDirectory: dataDir)]
+                        "--service-token-file", KeyOptions.notifierTokenFile(dataDirectory: dataDirectory.path)]
                 + shared))
         children = Self.servingMetrics(children, from: process.metricsAddress, logger: logger)
-        logger.info("starting", metadata: ["frontend": "\(frontend)", "data": "\(data.description)"])
+        logger.info("starting", metadata: ["frontend": "\(frontend.endpoint)", "data": "\(data.description)"])
         // The children's notification sockets: short paths (a Unix socket path has ~100 bytes),
         // private to this run of tally up.
         let runtimeDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("tally-up-\(getpid())").path

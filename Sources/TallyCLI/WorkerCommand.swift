@@ -20,17 +20,11 @@ struct WorkerCommand: AsyncParsableCommand {
     @Option(help: "Requests each MDP worker takes at once; 1 is plain 7/MDP. Env: TALLY_WORKER_CAPACITY.")
     var capacity: Int = EnvironmentDefaults.capacity
 
-    @Option(
-        help: """
-            The gateway's worker endpoint to connect to; several gateways' endpoints separated by commas to register \
-            with every one (--concurrency threads each). Env: TALLY_GATEWAY_BACKEND.
-            """)
-    var backend: String = EnvironmentDefaults.backend
+    @OptionGroup var backend: BackendOption
 
     @OptionGroup var heartbeat: HeartbeatOptions
 
-    @Option(help: "Directory for the data of stateful services. Env: TALLY_DATA_DIR.")
-    var dataDir: String = EnvironmentDefaults.dataDirectory
+    @OptionGroup var dataDirectory: DataDirectoryOption
 
     @OptionGroup var database: DatabaseOptions
 
@@ -64,7 +58,7 @@ struct WorkerCommand: AsyncParsableCommand {
         guard (1...Majordomo.maximumCapacity).contains(capacity) else {
             throw ValidationError("--capacity must be from 1 to \(Majordomo.maximumCapacity)")
         }
-        _ = try EndpointList.parse(backend, option: "--backend")
+        _ = try EndpointList.parse(backend.endpoint, option: "--backend")
         _ = try EndpointList.parse(eventsEndpoint, option: "--events-endpoint")
     }
 
@@ -86,15 +80,15 @@ struct WorkerCommand: AsyncParsableCommand {
         options.beforeCurrencyChunk = faults.beforeCurrencyChunk
         middleware += faults.middleware
         #endif
-        let signingKey = service == "identity" ? try identity.loadSigningKey(dataDirectory: dataDir) : nil
+        let signingKey = service == "identity" ? try identity.loadSigningKey(dataDirectory: dataDirectory.path) : nil
         options.signingKey = signingKey
-        let verifier = try keys.verifier(dataDirectory: dataDir, extra: signingKey.map { [$0.verificationKey] } ?? [], logger: logger)
+        let verifier = try keys.verifier(dataDirectory: dataDirectory.path, extra: signingKey.map { [$0.verificationKey] } ?? [], logger: logger)
         middleware += ServiceCatalog.middleware(verifier: verifier)
-        guard let handler = try ServiceCatalog.handler(named: service, data: try database.location(dataDirectory: dataDir), options: options) else {
+        guard let handler = try ServiceCatalog.handler(named: service, data: try database.location(dataDirectory: dataDirectory.path), options: options) else {
             throw ValidationError("unknown service '\(service)'")
         }
         let configuration = WorkerConfiguration(
-            backendEndpoints: try EndpointList.parse(backend, option: "--backend"), concurrency: concurrency, capacity: capacity, heartbeatInterval: heartbeat.interval,
+            backendEndpoints: try EndpointList.parse(backend.endpoint, option: "--backend"), concurrency: concurrency, capacity: capacity, heartbeatInterval: heartbeat.interval,
             liveness: heartbeat.liveness, maximumMessageBytes: maxMessageBytes, curve: try curve.gateway())
         let readiness = Readiness(parts: [service])
         let worker = WorkerService(

@@ -1,5 +1,5 @@
-/// A `HOST:PORT` an HTTP endpoint listens on (or a probe connects to), as the ZeroMQ tcp endpoint
-/// the `ZMQ_STREAM` socket binds: `0.0.0.0:9464`, `127.0.0.1:9464`, `*:9464`.
+/// A `HOST:PORT` an HTTP endpoint listens on (or a probe connects to): `0.0.0.0:9464`,
+/// `127.0.0.1:9464`, `*:9464` (every interface, as in a ZeroMQ endpoint).
 public struct HTTPAddress: Sendable, Equatable, CustomStringConvertible {
     public let host: String
     public let port: Int
@@ -15,5 +15,9 @@ public struct HTTPAddress: Sendable, Equatable, CustomStringConvertible {
 
     public var description: String { "\(host):\(port)" }
 
+    /// The host `MetricsEndpoint` binds: `*` is every interface.
+    var bindHost: String { host == "*" ? "0.0.0.0" : host }
+
+    /// The ZeroMQ tcp endpoint `HTTPProbe`'s `ZMQ_STREAM` socket connects to.
     var zmqEndpoint: String { "tcp://\(host):\(port)" }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import TallyAuth
+import TallyTransportSecurity
 import TallyProtocol
 import ZeroMQ
 

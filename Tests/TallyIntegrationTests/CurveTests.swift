@@ -1,5 +1,6 @@
 import Foundation
 import TallyAuth
+import TallyTransportSecurity
 import TallyClient
 import TallyProtocol
 import TallyTesting

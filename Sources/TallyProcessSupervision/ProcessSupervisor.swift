@@ -5,9 +5,14 @@ import Synchronization
 import TallyLifecycle
 
 /// One child process of `tally up`: a name for its log prefix and the `tally` arguments to run.
-struct ChildSpec: Sendable {
-    let name: String
-    let arguments: [String]
+public struct ChildSpec: Sendable {
+    public let name: String
+    public let arguments: [String]
+
+    public init(name: String, arguments: [String]) {
+        self.name = name
+        self.arguments = arguments
+    }
 }
 
 /// Keeps `tally up`'s children running: starts each, prefixes its output with its name, restarts
@@ -22,7 +27,7 @@ struct ChildSpec: Sendable {
 /// (its port is taken, its database refused it): restarting it again would only hide that, so
 /// the supervisor stops the others and fails with what the child said last (`ChildStartFailure`),
 /// and `tally up` exits non-zero. A child that was ready and dies is restarted, as before.
-final class ProcessSupervisor: Service, @unchecked Sendable {
+public final class ProcessSupervisor: Service, @unchecked Sendable {
     private let children: [ChildSpec]
     /// Set in every child's environment on top of this process's own (settings, such as a
     /// database URL that may hold a password, that stay out of the children's argument lists
@@ -40,7 +45,7 @@ final class ProcessSupervisor: Service, @unchecked Sendable {
     private var running: [String: Process] = [:]
     private var stopping = false
 
-    init(children: [ChildSpec], environment: [String: String] = [:], runtimeDirectory: String, readiness: Readiness, logger: Logger) {
+    public init(children: [ChildSpec], environment: [String: String] = [:], runtimeDirectory: String, readiness: Readiness, logger: Logger) {
         self.environment = environment
         self.children = children
         self.logger = logger
@@ -49,7 +54,7 @@ final class ProcessSupervisor: Service, @unchecked Sendable {
         self.executable = Bundle.main.executablePath ?? CommandLine.arguments[0]
     }
 
-    func run() async throws {
+    public func run() async throws {
         try FileManager.default.createDirectory(atPath: runtimeDirectory, withIntermediateDirectories: true)
         let failure = await withGracefulShutdownHandler {
             await withTaskGroup(of: ChildStartFailure?.self) { group -> ChildStartFailure? in
@@ -207,13 +212,13 @@ struct ChildRun {
 }
 
 /// A child of `tally up` that cannot start: it exited `attempts` times in a row before it was ready.
-struct ChildStartFailure: Error, CustomStringConvertible {
-    let child: String
-    let status: Int32
-    let attempts: Int
-    let lastLines: [String]
+public struct ChildStartFailure: Error, CustomStringConvertible {
+    public let child: String
+    public let status: Int32
+    public let attempts: Int
+    public let lastLines: [String]
 
-    var description: String {
+    public var description: String {
         let said = lastLines.isEmpty ? "it printed nothing" : "its last lines:\n" + lastLines.map { "  \($0)" }.joined(separator: "\n")
         return "\(child) could not start: it exited (status \(status)) before it was ready, \(attempts) times in a row; \(said)"
     }

@@ -1,4 +1,5 @@
 import Foundation
+import TallyAuth
 import ZeroMQ
 
 /// A CURVE certificate file in the format of czmq's `zcert` (the ZeroMQ guide's tools): ZPL text

@@ -1,4 +1,5 @@
 import Foundation
+import TallyAuth
 import Logging
 import TallyProtocol
 import ZeroMQ

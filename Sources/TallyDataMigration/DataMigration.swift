@@ -1,5 +1,6 @@
 import Foundation
 import TallyAccounts
+import TallyCatalog
 import TallyCurrency
 import TallyIdentity
 import TallyNotifier
