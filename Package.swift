@@ -167,7 +167,7 @@ let package = Package(
         // the gateway serves, read off their command tables.
         .target(name: "TallyCatalog", dependencies: [
             "TallyProtocol", "TallyStorage", "TallyWorker", "TallyCalc", "TallyAccounts", "TallyCurrency", "TallyShopping",
-            "TallyRoster", "TallyNotifier", "TallyIdentity", "TallyAuth", "TallyPostgres",
+            "TallyRoster", "TallyNotifier", "TallyIdentity", "TallyAuth", "TallyPostgres", "TallyTracing",
         ]),
         // The one-time copy of a deployment's SQLite files into PostgreSQL (`tally migrate-data`):
         // every service's database, from one snapshot, in one transaction.

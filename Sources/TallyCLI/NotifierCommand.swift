@@ -135,7 +135,7 @@ struct NotifierCommand: AsyncParsableCommand {
                 notifier,
                 WorkerService(
                     handler: AlertsService(store: store),
-                    middleware: (tracer.map { [RequestTracing(tracer: $0)] } ?? []) + ServiceCatalog.middleware(verifier: verifier),
+                    middleware: ServiceCatalog.middleware(verifier: verifier, tracer: tracer),
                     configuration: workers, context: context, logger: logger,
                     readiness: readiness.reporter(for: "alerts")),
             ], readiness: readiness, logger: logger)

@@ -72,18 +72,18 @@ struct WorkerCommand: AsyncParsableCommand {
             : nil
         var options = ServiceOptions(eventSink: publisher, identity: identity.settings)
         options.transactionObserver = tracer.map { TransactionTracing(tracer: $0) }
-        // First: the span covers everything the request goes through.
-        var middleware: [any RequestMiddleware] = tracer.map { [RequestTracing(tracer: $0)] } ?? []
         #if TALLY_FAULT_INJECTION
         let faults = faultOptions.faults
         options.eventSink = faults.eventSink(replacing: publisher, logger: logger)
         options.beforeCurrencyChunk = faults.beforeCurrencyChunk
-        middleware += faults.middleware
+        let faultMiddleware = faults.middleware
+        #else
+        let faultMiddleware: [any RequestMiddleware] = []
         #endif
         let signingKey = service == "identity" ? try identity.loadSigningKey(dataDirectory: dataDirectory.path) : nil
         options.signingKey = signingKey
         let verifier = try keys.verifier(dataDirectory: dataDirectory.path, extra: signingKey.map { [$0.verificationKey] } ?? [], logger: logger)
-        middleware += ServiceCatalog.middleware(verifier: verifier)
+        let middleware = ServiceCatalog.middleware(verifier: verifier, tracer: tracer, inner: faultMiddleware)
         guard let handler = try ServiceCatalog.handler(named: service, data: try database.location(dataDirectory: dataDirectory.path), options: options) else {
             throw ValidationError("unknown service '\(service)'")
         }

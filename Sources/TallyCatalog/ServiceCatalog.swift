@@ -8,6 +8,7 @@ import TallyProtocol
 import TallyRoster
 import TallyShopping
 import TallyStorage
+import TallyTracing
 import TallyWorker
 
 /// Every service Tally ships, in one place: the handlers `tally worker` runs, the middleware every
@@ -37,11 +38,14 @@ public enum ServiceCatalog {
     /// Services that record domain events, whose workers run an event publisher.
     public static let publishingEvents: Set<String> = ["accounts", "shopping", "roster", "identity"]
 
-    /// What every worker (the notifier's `alerts` worker too) runs in front of each handler:
-    /// authentication, which verifies the envelope's token with `verifier` and enforces each
-    /// command's `Access`.
-    public static func middleware(verifier: AccessTokenVerifier) -> [any RequestMiddleware] {
-        [AuthenticationMiddleware(verifier: verifier)]
+    /// What every worker (the notifier's `alerts` worker too) runs in front of each handler, in
+    /// order: the request's span when tracing is on (first, so it covers all the request goes
+    /// through), `inner` (a debug build's fault injection), then authentication, which verifies
+    /// the envelope's token with `verifier`. `AccessControl` comes last by itself (`RequestProcessor`).
+    public static func middleware(
+        verifier: AccessTokenVerifier, tracer: TallyTracer?, inner: [any RequestMiddleware] = []
+    ) -> [any RequestMiddleware] {
+        (tracer.map { [RequestTracing(tracer: $0)] } ?? []) + inner + [AuthenticationMiddleware(verifier: verifier)]
     }
 
     /// The handler of the service `name`, with its data opened (and migrated) at `data`.
