@@ -82,15 +82,14 @@ public final class ServiceStore: Sendable {
         // Written before the transaction, which its neighbours in the group commit wait on.
         let fingerprint = request.key == nil ? "" : Self.fingerprint(request.fingerprint)
         let shared = SharedTransaction.current.flatMap { $0.store === self ? $0 : nil }
-        guard let observer else {
+        func commit() throws -> StoredResult {
             if let shared { return try shared.run { session in try apply(request, fingerprint: fingerprint, body, session) } }
             return try commits.run(on: engine) { session in try apply(request, fingerprint: fingerprint, body, session) }
         }
+        guard let observer else { return try commit() }
         let finished = observer.begin(request, service: service, shared: shared != nil)
         do {
-            let result =
-                if let shared { try shared.run { session in try apply(request, fingerprint: fingerprint, body, session) } }
-                else { try commits.run(on: engine) { session in try apply(request, fingerprint: fingerprint, body, session) } }
+            let result = try commit()
             finished(nil)
             return result
         } catch {
