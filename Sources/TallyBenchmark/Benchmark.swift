@@ -245,11 +245,29 @@ struct Benchmark: AsyncParsableCommand {
         let addItem = try await load(endpoint, clients: 4, inFlight: 4, warmup: warmup, slice: measured, pids: target.pids) { slot, sequence in
             Data(#"{"id":"\#(slot)","command":"shopping.add_item","idempotency_key":"bench-\#(run)-item-\#(sequence)","token":"\#(accessToken)","args":{"list_id":\#(shoppingLists[min(sequence / 500, shoppingLists.count - 1)]),"name":"item \#(sequence)"}}"#.utf8)
         }
-        table.add("shopping.add_item, idempotency_key each", Figures(inFlight: "4 × 4", outcome: addItem))
         let create = try await load(endpoint, clients: 4, inFlight: 4, warmup: warmup, slice: measured, pids: target.pids) { slot, sequence in
             Data(#"{"id":"\#(slot)","command":"accounts.create","idempotency_key":"bench-\#(run)-account-\#(sequence)","token":"\#(accessToken)","args":{"name":"a\#(sequence)","currency":"USD","starting_balance":"10.00"}}"#.utf8)
         }
-        table.add("accounts.create, idempotency_key each", Figures(inFlight: "4 × 4", outcome: create))
+        // The limit: the rows a keyed add_item commits, by a bare loop on the same settings.
+        let bareRow = "bare loop: add_item's rows, SQLite, 16 a transaction"
+        var bare: PipelinedLoad.Outcome?
+        if let stack, stack.databaseURL == nil {
+            let sample = try BareWriteLoop.Sample.read(shoppingDatabase: stack.dataDirectory + "/shopping.sqlite")
+            bare = try await BareWriteLoop(
+                directory: stack.directory, durability: durability, inFlight: 16, warmup: warmup, measured: measured, sample: sample
+            ).run()
+        }
+        func share(_ outcome: PipelinedLoad.Outcome) -> String? {
+            guard let bare, bare.requestsPerSecond > 0 else { return nil }
+            return String(format: "%.0f %% of the bare loop", 100 * outcome.requestsPerSecond / bare.requestsPerSecond)
+        }
+        table.add("shopping.add_item, idempotency_key each", Figures(inFlight: "4 × 4", outcome: addItem), note: share(addItem))
+        table.add("accounts.create, idempotency_key each", Figures(inFlight: "4 × 4", outcome: create), note: share(create))
+        if let bare {
+            table.add(bareRow, Figures(inFlight: "16", outcome: bare), note: "the limit: no ZeroMQ, no JSON, no handlers")
+        } else {
+            table.placeholder(bareRow, "a local stack on SQLite only")
+        }
 
         let alertRow = "event → alert at \(ResultTable.grouped(alertRate)) purchases/s"
         guard let stack else {

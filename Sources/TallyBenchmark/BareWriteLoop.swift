@@ -1,0 +1,113 @@
+import Foundation
+import GRDB
+import TallyShopping
+import TallyStorage
+import ZeroMQ
+
+/// The limit for keyed writes on this machine: the rows one keyed `shopping.add_item` commits
+/// (the item, its list's tallies, its outbox event and its stored result), written by a bare loop
+/// with no ZeroMQ, no JSON and no request handling, on the same SQLite settings as the stack (a
+/// `SQLiteEngine` with the run's durability and the shopping schema's tables and indexes).
+///
+/// The loop commits `inFlight` writes a transaction: the most a group commit can find together
+/// when that many requests are in flight, so the row is the best the stack's writes could do.
+/// The event and the result it stores are byte copies of ones the stack's own row stored, so
+/// the rows are the same size as the stack's.
+struct BareWriteLoop {
+    let directory: URL
+    let durability: Durability
+    let inFlight: Int
+    let warmup: Duration
+    let measured: Duration
+    /// One stored event payload and one stored result, from the stack's shopping database.
+    let sample: Sample
+
+    struct Sample {
+        let eventData: Data
+        let result: Data
+
+        /// The newest `item_added` event and keyed result in the shopping database at `path`, read
+        /// while its worker runs (WAL lets a reader beside the writer).
+        static func read(shoppingDatabase path: String) throws -> Sample {
+            var configuration = Configuration()
+            configuration.readonly = true
+            let queue = try DatabaseQueue(path: path, configuration: configuration)
+            return try queue.read { db in
+                guard let data = try Data.fetchOne(db, sql: "SELECT data FROM event WHERE type = 'shopping.item_added' ORDER BY sequence DESC LIMIT 1"),
+                    let result = try Data.fetchOne(db, sql: "SELECT result FROM idempotency_key WHERE scope LIKE 'shopping.add_item%' LIMIT 1")
+                else { throw BenchmarkError("the stack's shopping database holds no keyed shopping.add_item to copy the rows of") }
+                return Sample(eventData: data, result: result)
+            }
+        }
+    }
+
+    func run() async throws -> PipelinedLoad.Outcome {
+        try await DedicatedThread.run(name: "bench-bare-writes") { [self] in try drive() }
+    }
+
+    private func drive() throws -> PipelinedLoad.Outcome {
+        let engine = try SQLiteEngine(directory: directory.path, name: "bare-writes", durability: durability)
+        _ = try ShoppingStore(engine: engine)
+        let clock = ContinuousClock()
+        var now = Int64(Date().timeIntervalSince1970 * 1000)
+        var written = 0
+        var list: Int64 = 0
+        /// One transaction of `inFlight` writes, each as the stack's handler writes its rows.
+        func transaction() throws {
+            try engine.write { session in
+                var sequence = try session.fetchValue(
+                    "UPDATE event_counter SET last_sequence = last_sequence + \(inFlight) WHERE id = 1 RETURNING last_sequence",
+                    as: Int64.self)! - Int64(inFlight)
+                for _ in 0..<inFlight {
+                    // A list holds at most 500 items, as in the stack's row.
+                    if written % 500 == 0 {
+                        list = try session.fetchValue(
+                            """
+                            INSERT INTO shopping_list (owner, kind, name, currency, created_at_ms, updated_at_ms, item_count, purchased_count, total_minor)
+                            VALUES ('bench', 'shopping', \("Bare \(written)"), 'EUR', \(now), \(now), 0, 0, '0') RETURNING id
+                            """, as: Int64.self)!
+                    }
+                    written += 1
+                    now += 1
+                    sequence += 1
+                    let name = "item \(written)"
+                    _ = try session.fetchOne(
+                        """
+                        INSERT INTO shopping_item (list_id, name, name_key, unit, planned_quantity, purchased_quantity, purchased, created_at_ms, updated_at_ms)
+                        VALUES (\(list), \(name), \(name), NULL, 1, 0, FALSE, \(now), \(now))
+                        RETURNING id, list_id, name, name_key, unit, planned_quantity, purchased_quantity, purchased, unit_price_minor, purchased_at_ms, created_at_ms, updated_at_ms
+                        """)
+                    try session.execute("UPDATE shopping_list SET item_count = item_count + 1, updated_at_ms = \(now) WHERE id = \(list)")
+                    try session.execute(
+                        """
+                        INSERT INTO event (sequence, id, type, subject, time, data, request_id, traceparent)
+                        VALUES (\(sequence), \(UUID().uuidString.lowercased()), 'shopping.item_added', \("list/\(list)"), \(Timestamp.rfc3339(now)), \(sample.eventData), \(name), NULL)
+                        """)
+                    try session.execute(
+                        """
+                        INSERT INTO idempotency_key (key, scope, fingerprint, result, created_at)
+                        VALUES (\("bare-\(written)"), 'shopping.add_item:bench', \(name), \(sample.result), \(now / 1000))
+                        """)
+                }
+            }
+        }
+
+        let cpu = ProcessCPU(pids: [getpid()])
+        let warmupEnd = clock.now + warmup
+        while clock.now < warmupEnd { try transaction() }
+        var outcome = PipelinedLoad.Outcome()
+        let cpuBefore = cpu.seconds()
+        let start = clock.now
+        let end = start + measured
+        while clock.now < end {
+            let began = clock.now
+            try transaction()
+            // Every write of a transaction waits for its commit.
+            _ = outcome.latency.record((clock.now - began).microseconds, count: UInt64(inFlight))
+            outcome.completed += inFlight
+        }
+        outcome.elapsed = clock.now - start
+        if let before = cpuBefore, let after = cpu.seconds() { outcome.cpuSeconds = after - before }
+        return outcome
+    }
+}
