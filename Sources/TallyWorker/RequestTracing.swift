@@ -40,9 +40,12 @@ public struct RequestTracing: RequestMiddleware {
 }
 
 /// A change's transaction as a span of the request that made it, a child of the worker's span:
-/// from when the change asks for its transaction to when that commits (or, in a batch's shared
-/// transaction, `tally.transaction` `shared`, to when its own part is done; the batch commits
-/// after its last). A change no traced request made (a service's own) is not traced.
+/// from when the change asks for its transaction to when the transaction holding it has
+/// committed, so the span includes the wait for the group commit it joined and its sync to the
+/// disk. `tally.transaction` says which kind (`group_commit`: shared with other threads'
+/// changes; `shared`: a batch's, committed after the batch's last change) and
+/// `tally.transaction.changes` how many changes it held. A change no traced request made (a
+/// service's own) is not traced.
 public struct TransactionTracing: TransactionObserver {
     let tracer: TallyTracer
 
@@ -50,15 +53,16 @@ public struct TransactionTracing: TransactionObserver {
         self.tracer = tracer
     }
 
-    public func begin(_ request: ChangeRequest, service: String, shared: Bool) -> @Sendable ((any Error)?) -> Void {
+    public func begin(_ request: ChangeRequest, service: String, shared: Bool) -> @Sendable (TransactionOutcome) -> Void {
         guard let traceparent = request.traceparent else { return { _ in } }
         let span = tracer.startSpan("transaction \(service)", kind: .internal, traceparent: traceparent)
         span.updateAttributes { attributes in
             attributes["tally.transaction"] = shared ? "shared" : "group_commit"
             attributes["tally.command"] = request.command
         }
-        return { failure in
-            if let failure {
+        return { outcome in
+            if outcome.changes > 0 { span.updateAttributes { $0["tally.transaction.changes"] = outcome.changes } }
+            if let failure = outcome.failure {
                 span.recordError(failure)
                 span.setStatus(SpanStatus(code: .error))
             }

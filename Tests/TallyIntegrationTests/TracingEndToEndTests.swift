@@ -86,6 +86,8 @@ import Testing
         #expect(gateway.parentSpanID == caller.spanID, "the gateway's span is the client's child")
         #expect(worker.parentSpanID == gateway.spanID)
         #expect(transaction.parentSpanID == worker.spanID, "the change's transaction is the worker's child")
+        // It lasts until the group commit holding the change has committed, and says how many it held.
+        #expect((transaction.attributes["tally.transaction.changes"].flatMap { Int($0) } ?? 0) >= 1, "\(transaction)")
         #expect(handling.parentSpanID == worker.spanID, "the event's traceparent is the worker's span")
         #expect(alert.parentSpanID == handling.spanID)
         #expect(gateway.attributes["rpc.system"] == "tally" && gateway.attributes["rpc.method"] == "mark_purchased")

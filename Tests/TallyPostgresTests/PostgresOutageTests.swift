@@ -100,7 +100,7 @@ struct PostgresOutageTests {
                     let key = "\(thread)-\(serial)"
                     let started = ContinuousClock.now
                     do {
-                        try engine.write { session in
+                        _ = try engine.write { session in
                             try session.savepoint { try session.execute("INSERT INTO entry (key) VALUES (\(key))") }
                         }
                         acknowledged.withLock { $0.append(key) }

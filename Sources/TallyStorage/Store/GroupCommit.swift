@@ -60,12 +60,12 @@ final class GroupCommit: Sendable {
     let changes = Atomic(0)
 
     /// Runs `work` in a savepoint of a write transaction shared with other threads' changes, and
-    /// returns its value once that transaction has committed; its `afterCommit` action runs right
-    /// after the commit, in batch order. `work` must not itself call `run` (it would wait for a
-    /// batch that waits for it).
+    /// returns its value, and how many changes the transaction held, once that transaction has
+    /// committed; its `afterCommit` action runs right after the commit, in batch order. `work`
+    /// must not itself call `run` (it would wait for a batch that waits for it).
     func run<T>(
         on engine: any StorageEngine, _ work: (any SQLSession) throws -> (value: T, afterCommit: (@Sendable () -> Void)?)
-    ) throws -> T {
+    ) throws -> (value: T, changes: Int) {
         try withoutActuallyEscaping(work) { work in
             var result: Result<T, any Error>?
             let ticket = Ticket(deadline: StorageDeadline.current)
@@ -89,7 +89,7 @@ final class GroupCommit: Sendable {
             while case .lead = ticket.wait() { leadBatches(on: engine, until: ticket) }
             if let failure = ticket.commitFailure { throw failure }
             // Set by the leader before it signalled the ticket done.
-            return try result!.get()
+            return (try result!.get(), ticket.batchSize)
         }
     }
 
@@ -137,7 +137,10 @@ final class GroupCommit: Sendable {
                 for ticket in batch { ticket.commitFailure = error }
             }
         }
-        for ticket in batch { ticket.finish() }
+        for ticket in batch {
+            ticket.batchSize = batch.count
+            ticket.finish()
+        }
     }
 
     /// Held by a transaction of this process from before it begins until its after-commit actions
@@ -183,6 +186,8 @@ private final class Ticket: @unchecked Sendable {
     private let signalled = Mutex<Signal?>(nil)
     /// The commit's error, when the transaction holding this change could not commit.
     var commitFailure: (any Error)?
+    /// The changes of the transaction that held this one; set with `finish`.
+    var batchSize = 0
     private(set) var isDone = false
 
     init(deadline: ContinuousClock.Instant?) {

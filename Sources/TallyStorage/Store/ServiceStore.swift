@@ -82,18 +82,20 @@ public final class ServiceStore: Sendable {
         // Written before the transaction, which its neighbours in the group commit wait on.
         let fingerprint = request.key == nil ? "" : Self.fingerprint(request.fingerprint)
         let shared = SharedTransaction.current.flatMap { $0.store === self ? $0 : nil }
-        func commit() throws -> StoredResult {
-            if let shared { return try shared.run { session in try apply(request, fingerprint: fingerprint, body, session) } }
+        /// The result, and the changes of the transaction that committed it (0: not yet committed).
+        func commit() throws -> (value: StoredResult, changes: Int) {
+            if let shared { return (try shared.run { session in try apply(request, fingerprint: fingerprint, body, session) }, 0) }
             return try commits.run(on: engine) { session in try apply(request, fingerprint: fingerprint, body, session) }
         }
-        guard let observer else { return try commit() }
+        guard let observer else { return try commit().value }
         let finished = observer.begin(request, service: service, shared: shared != nil)
         do {
-            let result = try commit()
-            finished(nil)
+            let (result, changes) = try commit()
+            // A batch's shared transaction commits after its last change: the observer hears then.
+            if let shared { shared.whenCommitted(finished) } else { finished(TransactionOutcome(failure: nil, changes: changes)) }
             return result
         } catch {
-            finished(error)
+            finished(TransactionOutcome(failure: error, changes: 0))
             throw error
         }
     }

@@ -25,6 +25,17 @@ final class SharedTransaction: @unchecked Sendable {
     private(set) var changes = 0
     /// The event numbers its changes take.
     let numbering = EventNumbering()
+    /// Told once the transaction has committed or failed to (`TransactionObserver`), in order.
+    private(set) var whenCommitted: [@Sendable (TransactionOutcome) -> Void] = []
+
+    func whenCommitted(_ observer: @escaping @Sendable (TransactionOutcome) -> Void) {
+        whenCommitted.append(observer)
+    }
+
+    func tellObservers(failure: (any Error)?) {
+        for observer in whenCommitted { observer(TransactionOutcome(failure: failure, changes: changes)) }
+        whenCommitted = []
+    }
 
     init(store: ServiceStore, session: any SQLSession) {
         self.store = store
@@ -53,18 +64,23 @@ extension ServiceStore {
     public func commitTogether(_ body: () -> Void) -> (any Error)? {
         commits.inCommitOrder {
             let started = ContinuousClock.now
+            // The last attempt's (an engine may run `body` again), whose observers hear the outcome.
+            var attempt: SharedTransaction?
             do {
                 let shared = try engine.write { session in
                     let shared = SharedTransaction(store: self, session: session)
+                    attempt = shared
                     SharedTransaction.$current.withValue(shared) { body() }
                     try shared.numbering.store(session)
                     return shared
                 }
                 commits.record(changes: shared.changes, since: started)
+                shared.tellObservers(failure: nil)
                 for action in shared.afterCommit { action() }
                 return nil
             } catch {
                 commits.recordFailure(error)
+                attempt?.tellObservers(failure: error)
                 return error
             }
         }
