@@ -107,7 +107,7 @@ struct BareWriteLoop {
             outcome.completed += inFlight
         }
         outcome.elapsed = clock.now - start
-        if let before = cpuBefore, let after = cpu.seconds() { outcome.cpuSeconds = after - before }
+        if let before = cpuBefore, let after = cpu.seconds() { outcome.cpuSecondsByProcess = zip(after, before).map(-) }
         return outcome
     }
 }

@@ -112,6 +112,7 @@ struct Benchmark: AsyncParsableCommand {
                 target = Target(
                     endpoint: local.frontend, description: "gateway + calc worker (\(concurrency) MDP workers)",
                     pids: [local.gateway.pid] + started.map(\.pid))
+                table.processNames = ["tally-bench", "gateway"] + started.map { "\($0.name) worker" }
                 table.memory = [("gateway", local.gateway.pid), ("calc worker", started[0].pid)].map { name, pid in
                     (name, ProcessCPU.residentBytes(pid), nil)
                 }

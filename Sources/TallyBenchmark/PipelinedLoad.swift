@@ -34,8 +34,10 @@ struct PipelinedLoad {
         var latency = Histogram<UInt64>(highestTrackableValue: 60_000_000, numberOfSignificantValueDigits: .three)
         /// The first error reply, to show what went wrong.
         var firstError: String?
+        /// CPU seconds each process of the path used in the measured period, in `ProcessCPU`'s order.
+        var cpuSecondsByProcess: [Double]?
         /// CPU seconds all the processes of the path used in the measured period.
-        var cpuSeconds: Double?
+        var cpuSeconds: Double? { cpuSecondsByProcess?.reduce(0, +) }
 
         var requestsPerSecond: Double { elapsed > .zero ? Double(completed) / elapsed.seconds : 0 }
 
@@ -48,10 +50,14 @@ struct PipelinedLoad {
             latency.add(other.latency)
             if firstError == nil { firstError = other.firstError }
             // CPU time is known for the whole row only when it is known for every slice.
-            cpuSeconds = isFirst ? other.cpuSeconds : cpuSeconds.flatMap { mine in other.cpuSeconds.map { mine + $0 } }
+            cpuSecondsByProcess = isFirst ? other.cpuSecondsByProcess : cpuSecondsByProcess.flatMap { mine in
+                other.cpuSecondsByProcess.flatMap { theirs in mine.count == theirs.count ? zip(mine, theirs).map(+) : nil }
+            }
         }
         /// Microseconds of CPU, over every process and thread of the path, per request.
         var cpuMicrosecondsPerRequest: Double? { cpuSeconds.map { $0 * 1e6 / Double(max(1, completed)) } }
+        /// The same, for each process.
+        var cpuMicrosecondsPerRequestByProcess: [Double]? { cpuSecondsByProcess?.map { $0 * 1e6 / Double(max(1, completed)) } }
     }
 
     func run(context: ZMQContext, body: @escaping @Sendable Body) async throws -> Outcome {
@@ -86,7 +92,7 @@ struct PipelinedLoad {
         var measuring = false
         var outstanding = clients * inFlight
         var stopping = false
-        var cpuAtStart: Double?
+        var cpuAtStart: [Double]?
         // After the measured period, outstanding requests may take up to their deadline to come back.
         let drainUntil = stopAt + .seconds(10)
         while outstanding > 0 {
@@ -98,7 +104,7 @@ struct PipelinedLoad {
             }
             if !stopping && now >= stopAt {
                 stopping = true
-                if let cpuAtStart, let cpuNow = cpu?.seconds() { outcome.cpuSeconds = cpuNow - cpuAtStart }
+                if let cpuAtStart, let cpuNow = cpu?.seconds() { outcome.cpuSecondsByProcess = zip(cpuNow, cpuAtStart).map(-) }
             }
             if now >= drainUntil { break }
             try poller.poll(timeout: .milliseconds(100))

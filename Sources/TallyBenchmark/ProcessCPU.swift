@@ -8,9 +8,10 @@ struct ProcessCPU: Sendable {
 
     static let ticksPerSecond = Double(sysconf(Int32(_SC_CLK_TCK)))
 
-    /// Seconds of CPU used by all of `pids` so far; nil where `/proc` cannot say (not Linux).
-    func seconds() -> Double? {
-        var total = 0.0
+    /// Seconds of CPU used by each of `pids` so far, in their order; nil where `/proc` cannot say
+    /// (not Linux).
+    func seconds() -> [Double]? {
+        var used: [Double] = []
         for pid in pids {
             guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
                 let close = stat.lastIndex(of: ")")
@@ -18,9 +19,9 @@ struct ProcessCPU: Sendable {
             // Fields after the command name: state is field 3, utime 14 and stime 15.
             let fields = stat[stat.index(after: close)...].split(separator: " ")
             guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { return nil }
-            total += (user + system) / Self.ticksPerSecond
+            used.append((user + system) / Self.ticksPerSecond)
         }
-        return total
+        return used
     }
 
     /// The resident set size of a process (`VmRSS`), in bytes.

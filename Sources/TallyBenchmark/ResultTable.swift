@@ -22,6 +22,9 @@ struct ResultTable {
     var relay: Figures?
     /// Resident memory of the stack's processes, at rest and after the rows that loaded them.
     var memory: [(name: String, atRest: Int?, loaded: Int?)] = []
+    /// The names of the processes a stack row's CPU time is read from, in `ProcessCPU`'s order:
+    /// where each row's CPU goes, printed under the table for the local stack's rows.
+    var processNames: [String] = []
     private var rows: [Row] = []
 
     init(header: String) { self.header = header }
@@ -87,6 +90,16 @@ struct ResultTable {
         func megabytes(_ bytes: Int?) -> String { bytes.map { String(format: "%.1f MB", Double($0) / 1_048_576) } ?? "?" }
         for process in memory {
             Swift.print("resident memory, \(process.name): \(megabytes(process.atRest)) at rest, \(megabytes(process.loaded)) after the calc.tip rows")
+        }
+        var shares: [String] = []
+        for case .measured(let name, let measurement, _, _) in rows {
+            guard let used = measurement.outcome.cpuMicrosecondsPerRequestByProcess, used.count == processNames.count, used.count > 1 else { continue }
+            let parts = zip(processNames, used).filter { $0.1 >= 0.5 }.map { "\($0.0) \(String(format: "%.0f", $0.1))" }
+            shares.append("  \(name), \(measurement.inFlight): " + parts.joined(separator: ", "))
+        }
+        if !shares.isEmpty {
+            Swift.print("CPU µs a request, by process (tally-bench is the load client, and the bare loop):")
+            shares.forEach { Swift.print($0) }
         }
     }
 
