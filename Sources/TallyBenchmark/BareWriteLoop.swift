@@ -1,21 +1,22 @@
 import Foundation
-import GRDB
+import TallyCatalog
 import TallyShopping
 import TallyStorage
 import ZeroMQ
 
 /// The limit for keyed writes on this machine: the rows one keyed `shopping.add_item` commits
 /// (the item, its list's tallies, its outbox event and its stored result), written by a bare loop
-/// with no ZeroMQ, no JSON and no request handling, on the same SQLite settings as the stack (a
-/// `SQLiteEngine` with the run's durability and the shopping schema's tables and indexes).
+/// with no ZeroMQ, no JSON and no request handling, on the same engine and settings as the stack
+/// (SQLite or PostgreSQL, the run's durability, the shopping schema's tables and indexes) but
+/// data of its own (the file or schema `bare_writes`).
 ///
 /// The loop commits `inFlight` writes a transaction: the most a group commit can find together
 /// when that many requests are in flight, so the row is the best the stack's writes could do.
 /// The event and the result it stores are byte copies of ones the stack's own row stored, so
 /// the rows are the same size as the stack's.
 struct BareWriteLoop {
-    let directory: URL
-    let durability: Durability
+    /// The stack's data location: the loop's own data is made beside the stack's.
+    let location: DataLocation
     let inFlight: Int
     let warmup: Duration
     let measured: Duration
@@ -26,16 +27,13 @@ struct BareWriteLoop {
         let eventData: Data
         let result: Data
 
-        /// The newest `item_added` event and keyed result in the shopping database at `path`, read
-        /// while its worker runs (WAL lets a reader beside the writer).
-        static func read(shoppingDatabase path: String) throws -> Sample {
-            var configuration = Configuration()
-            configuration.readonly = true
-            let queue = try DatabaseQueue(path: path, configuration: configuration)
-            return try queue.read { db in
-                guard let data = try Data.fetchOne(db, sql: "SELECT data FROM event WHERE type = 'shopping.item_added' ORDER BY sequence DESC LIMIT 1"),
-                    let result = try Data.fetchOne(db, sql: "SELECT result FROM idempotency_key WHERE scope LIKE 'shopping.add_item%' LIMIT 1")
-                else { throw BenchmarkError("the stack's shopping database holds no keyed shopping.add_item to copy the rows of") }
+        /// The newest `item_added` event and keyed result in the stack's shopping data, read while
+        /// its worker runs.
+        static func read(from location: DataLocation) throws -> Sample {
+            try location.engine(for: "shopping").read { session in
+                guard let data = try session.fetchValue("SELECT data FROM event WHERE type = 'shopping.item_added' ORDER BY sequence DESC LIMIT 1", as: Data.self),
+                    let result = try session.fetchValue("SELECT result FROM idempotency_key WHERE scope LIKE 'shopping.add_item%' LIMIT 1", as: Data.self)
+                else { throw BenchmarkError("the stack's shopping data holds no keyed shopping.add_item to copy the rows of") }
                 return Sample(eventData: data, result: result)
             }
         }
@@ -46,7 +44,7 @@ struct BareWriteLoop {
     }
 
     private func drive() throws -> PipelinedLoad.Outcome {
-        let engine = try SQLiteEngine(directory: directory.path, name: "bare-writes", durability: durability)
+        let engine = try location.engine(for: "bare_writes")
         _ = try ShoppingStore(engine: engine)
         let clock = ContinuousClock()
         var now = Int64(Date().timeIntervalSince1970 * 1000)
@@ -64,7 +62,7 @@ struct BareWriteLoop {
                         list = try session.fetchValue(
                             """
                             INSERT INTO shopping_list (owner, kind, name, currency, created_at_ms, updated_at_ms, item_count, purchased_count, total_minor)
-                            VALUES ('bench', 'shopping', \("Bare \(written)"), 'EUR', \(now), \(now), 0, 0, '0') RETURNING id
+                            VALUES ('bench', 'shopping', \("Bare \(written)"), 'EUR', \(timestamp: now), \(timestamp: now), 0, 0, '0') RETURNING id
                             """, as: Int64.self)!
                     }
                     written += 1
@@ -74,10 +72,10 @@ struct BareWriteLoop {
                     _ = try session.fetchOne(
                         """
                         INSERT INTO shopping_item (list_id, name, name_key, unit, planned_quantity, purchased_quantity, purchased, created_at_ms, updated_at_ms)
-                        VALUES (\(list), \(name), \(name), NULL, 1, 0, FALSE, \(now), \(now))
+                        VALUES (\(list), \(name), \(name), NULL, 1, 0, FALSE, \(timestamp: now), \(timestamp: now))
                         RETURNING id, list_id, name, name_key, unit, planned_quantity, purchased_quantity, purchased, unit_price_minor, purchased_at_ms, created_at_ms, updated_at_ms
                         """)
-                    try session.execute("UPDATE shopping_list SET item_count = item_count + 1, updated_at_ms = \(now) WHERE id = \(list)")
+                    try session.execute("UPDATE shopping_list SET item_count = item_count + 1, updated_at_ms = \(timestamp: now) WHERE id = \(list)")
                     try session.execute(
                         """
                         INSERT INTO event (sequence, id, type, subject, time, data, request_id, traceparent)

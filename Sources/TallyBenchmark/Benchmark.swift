@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import TallyAuth
+import TallyCatalog
 import TallyClient
 import TallyProtocol
 import TallyStorage
@@ -62,12 +63,18 @@ struct Benchmark: AsyncParsableCommand {
     @Option(help: "When the local stack's writes are answered: disk (once synced to the disk, the default) or process (see docs/storage.md, Durability). Env: TALLY_DURABILITY.")
     var durability: Durability = ProcessInfo.processInfo.environment["TALLY_DURABILITY"].flatMap(Durability.init(rawValue:)) ?? .disk
 
+    @Option(help: "Where a local stack keeps its data: sqlite (files in a temporary directory) or postgres (a throwaway PostgreSQL cluster this run starts, with fsync on, and a database on it).")
+    var database: TestDatabase.Kind = .sqlite
+
     @Option(help: "Access token the writes to --endpoint are sent with (they are a signed-in person's); a local stack signs its own. Env: TALLY_TOKEN.")
     var token: String?
 
     func validate() throws {
         if (curveKey != nil || gatewayKey != nil) && endpoint == nil {
             throw ValidationError("--curve-key and --gateway-key are for a running gateway: add --endpoint")
+        }
+        if database == .postgres && endpoint != nil {
+            throw ValidationError("--database is where a local stack keeps its data: leave it out with --endpoint")
         }
         if (curveKey == nil) != (gatewayKey == nil) { throw ValidationError("--curve-key and --gateway-key go together") }
         guard clients >= 1, inFlight >= 1, concurrency >= 1 else { throw ValidationError("--clients, --in-flight and --concurrency must be at least 1") }
@@ -88,6 +95,8 @@ struct Benchmark: AsyncParsableCommand {
 
         let relay = baseline ? BareRelay(context: context, directory: scratch) : nil
         var stack: TallyStack?
+        let cluster = database == .postgres && endpoint == nil ? try PostgresCluster(syncsToDisk: true) : nil
+        defer { try? cluster?.stop() }
         do {
             try await relay?.start()
             let target: Target
@@ -96,7 +105,8 @@ struct Benchmark: AsyncParsableCommand {
             } else {
                 // The stack's processes read it from the environment they inherit, as from tally up.
                 setenv("TALLY_DURABILITY", durability.rawValue, 1)
-                var options = TallyStack.Options()
+                var options = TallyStack.Options(database: database)
+                options.cluster = cluster
                 options.heartbeat = .milliseconds(1000)
                 let local = try TallyStack(options: options)
                 stack = local
@@ -250,12 +260,12 @@ struct Benchmark: AsyncParsableCommand {
             Data(#"{"id":"\#(slot)","command":"accounts.create","idempotency_key":"bench-\#(run)-account-\#(sequence)","token":"\#(accessToken)","args":{"name":"a\#(sequence)","currency":"USD","starting_balance":"10.00"}}"#.utf8)
         }
         // The limit: the rows a keyed add_item commits, by a bare loop on the same settings.
-        let bareRow = "bare loop: add_item's rows, SQLite, 16 a transaction"
+        let bareRow = "bare loop: add_item's rows, \(database == .postgres ? "PostgreSQL" : "SQLite"), 16 a transaction"
         var bare: PipelinedLoad.Outcome?
-        if let stack, stack.databaseURL == nil {
-            let sample = try BareWriteLoop.Sample.read(shoppingDatabase: stack.dataDirectory + "/shopping.sqlite")
+        if let stack {
+            let location = try DataLocation(dataDirectory: stack.dataDirectory, databaseURL: stack.databaseURL, durability: durability)
             bare = try await BareWriteLoop(
-                directory: stack.directory, durability: durability, inFlight: 16, warmup: warmup, measured: measured, sample: sample
+                location: location, inFlight: 16, warmup: warmup, measured: measured, sample: try BareWriteLoop.Sample.read(from: location)
             ).run()
         }
         func share(_ outcome: PipelinedLoad.Outcome) -> String? {
@@ -267,7 +277,7 @@ struct Benchmark: AsyncParsableCommand {
         if let bare {
             table.add(bareRow, Figures(inFlight: "16", outcome: bare), note: "the limit: no ZeroMQ, no JSON, no handlers")
         } else {
-            table.placeholder(bareRow, "a local stack on SQLite only")
+            table.placeholder(bareRow, "a local stack only")
         }
 
         let alertRow = "event → alert at \(ResultTable.grouped(alertRate)) purchases/s"
@@ -292,7 +302,8 @@ struct Benchmark: AsyncParsableCommand {
         let build = "release build"
         #endif
         let load = (try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8))?.split(separator: " ").first.map(String.init) ?? "?"
-        return "tally-bench: \(ProcessInfo.processInfo.activeProcessorCount) cores, load \(load) at start, \(build), ipc endpoints, durability \(durability.rawValue); "
+        let data = endpoint == nil ? (database == .postgres ? "PostgreSQL (fsync on)" : "SQLite") + ", " : ""
+        return "tally-bench: \(ProcessInfo.processInfo.activeProcessorCount) cores, load \(load) at start, \(build), ipc endpoints, \(data)durability \(durability.rawValue); "
             + String(format: "%.1f s measured per row (the first five rows in %d interleaved slices) after %.1f s warm-up", seconds, rounds, warmupSeconds)
     }
 
@@ -336,3 +347,4 @@ enum Requests {
 }
 
 extension Durability: ExpressibleByArgument {}
+extension TestDatabase.Kind: ExpressibleByArgument {}

@@ -48,6 +48,8 @@ public final class PostgresCluster: Sendable {
     }()
 
     public let directory: String
+    /// Whether commits are flushed to the disk (see `init`).
+    public let syncsToDisk: Bool
     public let port: Int
     private let bin: String
     /// The user the server runs as when the tests run as root.
@@ -72,11 +74,14 @@ public final class PostgresCluster: Sendable {
     /// (a `VirtualHosts` bridge or host), and `trusting` a network whose clients may connect as
     /// any user; `host` runs the server on one of `VirtualHosts` (its unix socket, in `directory`,
     /// stays reachable from here).
+    /// `syncsToDisk`: the server flushes its log at commit as a production server does (for
+    /// `tally-bench`); the tests' throwaway clusters turn that off.
     public init(
         tls: Bool = false, listeningAlsoOn extraAddresses: [String] = [], trusting network: String? = nil,
-        on host: VirtualHosts.Host? = nil
+        on host: VirtualHosts.Host? = nil, syncsToDisk: Bool = false
     ) throws {
         self.tls = tls
+        self.syncsToDisk = syncsToDisk
         self.extraAddresses = extraAddresses
         self.host = host
         guard let bin = Self.binaries else { throw ClusterError(Self.whyUnavailable ?? "PostgreSQL is not installed") }
@@ -112,11 +117,11 @@ public final class PostgresCluster: Sendable {
     public func start() throws {
         var settings = [
             "-k", directory, "-p", "\(port)", "-c", "listen_addresses=\((["127.0.0.1"] + extraAddresses).joined(separator: ","))",
-            // Throwaway data: no need to survive a power cut.
-            "-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off",
             // Integration tests run many worker processes at once, each with a pool.
             "-c", "max_connections=600",
         ]
+        // Throwaway data: no need to survive a power cut.
+        if !syncsToDisk { settings += ["-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off"] }
         if tls { settings += ["-c", "ssl=on", "-c", "ssl_cert_file=\(directory)/server.crt", "-c", "ssl_key_file=\(directory)/server.key"] }
         let options = settings.joined(separator: " ")
         try run("pg_ctl", ["-D", dataDirectory, "-l", logFile, "-o", options, "-w", "-t", "60", "start"])
