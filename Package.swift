@@ -212,7 +212,6 @@ let package = Package(
             .product(name: "Histogram", package: "hdrhistogram-swift"),
         ]),
 
-        .executableTarget(name: "JSONBench", dependencies: ["TallyProtocol"]),
         .testTarget(name: "TallyJSONTests", dependencies: ["TallyJSON", "TallyProtocol", "TallyTesting"]),
         .testTarget(name: "TallyProtocolTests", dependencies: ["TallyProtocol", "TallyTesting"]),
         // The broker's parts on their own; the gateway as a whole is tested through real sockets.

@@ -15,10 +15,10 @@ public enum JSONKeyNaming {
     /// `name` as a JSON key.
     public static func key(_ name: String) -> String {
         var name = name
-        // Most names are one lower-case word: no copy.
-        guard name.utf8.contains(where: isUpper) else { return name }
+        // Most names are one lower-case word: one pass over their bytes, and no copy.
         return name.withUTF8 { bytes in
-            String(unsafeUninitializedCapacity: bytes.count * 2) { out in
+            guard bytes.contains(where: isUpper) else { return nil }
+            return String(unsafeUninitializedCapacity: bytes.count * 2) { out in
                 var count = 0
                 for index in 0..<bytes.count {
                     let byte = bytes[index]
@@ -40,7 +40,7 @@ public enum JSONKeyNaming {
                 }
                 return count
             }
-        }
+        } ?? name
     }
 
     /// The Swift name a key is written from, for the only place that must go from keys to names

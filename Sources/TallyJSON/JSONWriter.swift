@@ -106,7 +106,7 @@ enum JSONNode {
             out.append(UInt8(ascii: "{"))
             // Keys are unique in a dictionary; sorted as `sortMembers` sorts them.
             var first = true
-            for member in members.sorted(by: { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }) {
+            for member in members.sorted(by: { keyPrecedes($0.key, $1.key) }) {
                 if !first { out.append(UInt8(ascii: ",")) }
                 first = false
                 writeString(member.key, into: &out)
@@ -165,23 +165,50 @@ enum JSONNode {
 
     /// Puts an object's members in key order, in place: keys compared byte by byte in UTF-8 (Unicode
     /// scalar order, without normalising, as Foundation sorts them); of a key encoded twice, the
-    /// last value stays. An insertion sort: objects have a handful of members, often in order already.
+    /// last value stays. An insertion sort (stable: objects have a handful of members, often in
+    /// order already), run on the array taken out of its box, so that moving members costs no
+    /// reference counting or exclusivity checks.
     private static func sortMembers(_ box: ObjectBox) {
-        func precedes(_ a: String, _ b: String) -> Bool { a.utf8.lexicographicallyPrecedes(b.utf8) }
-        var index = 1
-        while index < box.members.count {
-            var position = index
-            while position > 0 && precedes(box.members[position].key, box.members[position - 1].key) {
-                box.members.swapAt(position, position - 1)
-                position -= 1
+        guard box.members.count > 1 else { return }
+        var members: [(key: String, value: JSONNode)] = []
+        swap(&members, &box.members)
+        let duplicates = members.withUnsafeMutableBufferPointer { buffer in
+            for index in 1..<buffer.count {
+                var position = index
+                while position > 0 && keyPrecedes(buffer[position].key, buffer[position - 1].key) {
+                    buffer.swapAt(position, position - 1)
+                    position -= 1
+                }
             }
-            // Equal keys stay in the order they were encoded; the earlier one goes.
-            if position > 0 && box.members[position].key.utf8.elementsEqual(box.members[position - 1].key.utf8) {
-                box.members.remove(at: position - 1)
-                continue
-            }
-            index += 1
+            return (1..<buffer.count).contains { !keyPrecedes(buffer[$0 - 1].key, buffer[$0].key) }
         }
+        if duplicates {
+            // Equal keys stay in the order they were encoded; the earlier ones go.
+            var kept: [(key: String, value: JSONNode)] = []
+            kept.reserveCapacity(members.count)
+            for member in members {
+                if let last = kept.last, !keyPrecedes(last.key, member.key) { kept.removeLast() }
+                kept.append(member)
+            }
+            members = kept
+        }
+        swap(&members, &box.members)
+    }
+
+    /// Whether key `a` sorts before `b`, byte by byte in UTF-8, compared in place rather than
+    /// through the generic `lexicographicallyPrecedes`.
+    static func keyPrecedes(_ a: String, _ b: String) -> Bool {
+        let result = a.utf8.withContiguousStorageIfAvailable { left in
+            b.utf8.withContiguousStorageIfAvailable { right -> Bool in
+                let common = min(left.count, right.count)
+                if common > 0, let l = left.baseAddress, let r = right.baseAddress {
+                    let order = memcmp(l, r, common)
+                    if order != 0 { return order < 0 }
+                }
+                return left.count < right.count
+            }
+        }
+        return (result ?? nil) ?? a.utf8.lexicographicallyPrecedes(b.utf8)
     }
 
     private func writeString(_ text: String, into out: inout [UInt8]) { Self.writeString(text, into: &out) }
