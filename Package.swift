@@ -2,7 +2,7 @@
 import PackageDescription
 
 // Tally's modules, one concern each. The dependency arrows point down this list:
-// ZeroMQ (wire) <- TallyProtocol <- TallyMoney <- services <- TallyWorker/TallyGateway/TallyClient <- TallyCLI <- tally.
+// ZeroMQ (wire), TallyJSON <- TallyProtocol <- TallyMoney <- services <- TallyWorker/TallyGateway/TallyClient <- TallyCLI <- tally.
 // Fault injection for integration tests (a slow handler, a crash right after a commit: see
 // TallyWorker's FaultInjection) exists only in debug builds, the ones tests run; a release build,
 // the one operators install, carries no test doors.
@@ -20,7 +20,7 @@ let package = Package(
         // outside, such as the fuzz targets in Fuzz/ (a package of its own, so that its sanitizer
         // flags stay out of this build).
         .library(name: "TallyModules", targets: [
-            "ZeroMQ", "TallyProtocol", "TallyMoney", "TallyStorage", "TallyWorker", "TallyGateway", "TallyCurrency",
+            "ZeroMQ", "TallyJSON", "TallyProtocol", "TallyMoney", "TallyStorage", "TallyWorker", "TallyGateway", "TallyCurrency",
             "TallyNotifier", "TallyAuth", "TallyTransportSecurity", "TallyIdentity", "TallyCatalog",
         ]),
     ],
@@ -60,7 +60,7 @@ let package = Package(
         // format and readiness over HTTP (a small SwiftNIO HTTP/1.1 server; the probe that reads
         // it is a ZMQ_STREAM socket, so `tally health` needs no HTTP client).
         .target(name: "TallyObservability", dependencies: [
-            "ZeroMQ", "TallyLifecycle",
+            "ZeroMQ", "TallyLifecycle", "TallyJSON",
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOPosix", package: "swift-nio"),
             .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -79,8 +79,12 @@ let package = Package(
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             .product(name: "Logging", package: "swift-log"),
         ]),
-        // The wire contract: envelopes, replies, error codes, JSON values, 7/MDP frames, the command catalog.
-        .target(name: "TallyProtocol"),
+        // JSON, and only JSON: the value tree, the reader, and the writer and decoder behind Codable
+        // (Swift property names as snake_case keys, sorted keys, compact), for the wire and for files.
+        .target(name: "TallyJSON"),
+        // The wire contract: envelopes, replies, error codes, 7/MDP frames, the command catalog
+        // (re-exports TallyJSON: JSON values are part of every envelope and reply).
+        .target(name: "TallyProtocol", dependencies: ["TallyJSON"]),
         // Exact money: decimal parsing, minor units per currency, allocation, rounding.
         .target(name: "TallyMoney", dependencies: ["TallyProtocol"]),
         // State, written once for every engine: engine-neutral SQL, the engines (SQLite through GRDB),
@@ -208,6 +212,7 @@ let package = Package(
             .product(name: "Histogram", package: "hdrhistogram-swift"),
         ]),
 
+        .testTarget(name: "TallyJSONTests", dependencies: ["TallyJSON", "TallyProtocol", "TallyTesting"]),
         .testTarget(name: "TallyProtocolTests", dependencies: ["TallyProtocol", "TallyTesting"]),
         // The broker's parts on their own; the gateway as a whole is tested through real sockets.
         .testTarget(name: "TallyGatewayTests", dependencies: ["TallyGateway"]),

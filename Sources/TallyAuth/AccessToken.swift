@@ -51,7 +51,7 @@ public struct AccessTokenClaims: Codable, Sendable, Equatable {
     public static func unverified(from token: String) -> AccessTokenClaims? {
         let parts = token.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 3, let payload = Base64URL.decode(parts[1]) else { return nil }
-        return try? JSONDecoder().decode(AccessTokenClaims.self, from: payload)
+        return try? TallyJSON.decode(AccessTokenClaims.self, from: payload)
     }
 
     /// The caller a request with this token comes from.

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import TallyJSON
 
 /// Signs access tokens: JWS compact serialization (RFC 7515) with EdDSA over Ed25519 (RFC 8037),
 /// `header.payload.signature`, each part base64url. The header names the key (`kid`) so verifiers
@@ -13,7 +14,7 @@ public struct AccessTokenSigner: Sendable {
 
     public func sign(_ claims: AccessTokenClaims) throws -> String {
         let header = JWSHeader(alg: JWSHeader.algorithm, kid: key.id, typ: JWSHeader.type)
-        let signingInput = "\(Base64URL.encode(try JSONEncoder.jws.encode(header))).\(Base64URL.encode(try JSONEncoder.jws.encode(claims)))"
+        let signingInput = "\(Base64URL.encode(try TallyJSON.encode(header))).\(Base64URL.encode(try TallyJSON.encode(claims)))"
         let signature = try key.signature(for: Data(signingInput.utf8))
         return "\(signingInput).\(Base64URL.encode(signature))"
     }
@@ -31,11 +32,3 @@ struct JWSHeader: Codable, Equatable {
     var typ: String?
 }
 
-extension JSONEncoder {
-    /// Compact, keys sorted: the same claims always sign to the same bytes.
-    static let jws: JSONEncoder = {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return encoder
-    }()
-}

@@ -47,7 +47,7 @@ public struct AccessTokenVerifier: Sendable {
         guard let signature = Base64URL.decode(parts[2]),
             key.isValidSignature(signature, for: Data("\(parts[0]).\(parts[1])".utf8))
         else { throw .badSignature }
-        guard let payload = Base64URL.decode(parts[1]), let claims = try? JSONDecoder().decode(AccessTokenClaims.self, from: payload) else {
+        guard let payload = Base64URL.decode(parts[1]), let claims = try? TallyJSON.decode(AccessTokenClaims.self, from: payload) else {
             throw .malformed("its payload is not the claims of a Tally access token")
         }
         guard claims.issuer == AccessTokenClaims.tallyIssuer else { throw .wrongIssuer(claims.issuer) }
@@ -56,10 +56,10 @@ public struct AccessTokenVerifier: Sendable {
     }
 
     private static func decodeHeader(_ bytes: Data) -> JWSHeader? {
-        guard let fields = try? JSONDecoder().decode([String: JSONValue].self, from: bytes),
-            Set(fields.keys).isSubset(of: JWSHeader.fields)
+        guard let fields = try? JSONReader.parse(bytes), let members = fields.objectValue,
+            Set(members.keys).isSubset(of: JWSHeader.fields)
         else { return nil }
-        return try? JSONDecoder().decode(JWSHeader.self, from: bytes)
+        return try? TallyJSON.decode(JWSHeader.self, from: fields)
     }
 }
 

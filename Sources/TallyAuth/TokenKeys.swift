@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import TallyJSON
 
 /// The key that signs access tokens: an Ed25519 private key and the id tokens name it by (`kid`).
 /// Only the identity service holds one; every other process gets its public half.
@@ -180,7 +181,7 @@ struct JSONWebKey: Codable, Equatable {
     static func decode(_ data: Data, file: String) throws -> JSONWebKey {
         let key: JSONWebKey
         do {
-            key = try JSONDecoder().decode(JSONWebKey.self, from: data)
+            key = try TallyJSON.decode(JSONWebKey.self, from: data)
         } catch {
             throw KeyFileError("\(file) is not a JSON Web Key with kty, crv, kid and x (make keys with tally keys signing NAME)")
         }
@@ -192,16 +193,9 @@ struct JSONWebKey: Codable, Equatable {
     }
 
     func encoded() -> Data {
-        var data = (try? JSONEncoder.keyFile.encode(self)) ?? Data()
+        var data = (try? TallyJSON.encode(self)) ?? Data()
         data.append(UInt8(ascii: "\n"))
         return data
     }
 }
 
-extension JSONEncoder {
-    fileprivate static let keyFile: JSONEncoder = {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return encoder
-    }()
-}

@@ -49,7 +49,7 @@ struct CallCommand: AsyncParsableCommand {
         let text = args == "-" ? String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self) : args
         let parsed: JSONValue
         do {
-            parsed = try JSONDecoder().decode(JSONValue.self, from: Data(text.utf8))
+            parsed = try JSONReader.parse(Data(text.utf8))
         } catch {
             throw ValidationError("the args are not valid JSON: \(text)")
         }
@@ -58,7 +58,7 @@ struct CallCommand: AsyncParsableCommand {
         if let traceparent { FileHandle.standardError.write(Data("trace id: \(traceparent.traceID)\n".utf8)) }
         let frames = try await connection.send {
             let envelope = Envelope(
-                id: id, command: command, args: parsed, deadlineMilliseconds: connection.deadlineMilliseconds,
+                id: id, command: command, args: parsed, deadlineMs: connection.deadlineMs,
                 idempotencyKey: idempotencyKey ?? UUID().uuidString.lowercased(), token: try await accessToken(), locale: locale,
                 traceparent: traceparent?.text)
             return try await client.send(envelope.encoded())

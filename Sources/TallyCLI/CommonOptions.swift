@@ -192,7 +192,7 @@ struct ConnectionOptions: ParsableArguments {
     }
 
     /// The deadline to send, a little under the client's timeout.
-    var deadlineMilliseconds: Int { TallyClient.deadline(forTimeout: .milliseconds(timeoutMs)).roundedUpMilliseconds }
+    var deadlineMs: Int { TallyClient.deadline(forTimeout: .milliseconds(timeoutMs)).roundedUpMilliseconds }
 
     /// Runs `body`; no reply from the gateway exits 2.
     func send<T>(_ body: () async throws -> T) async throws -> T {

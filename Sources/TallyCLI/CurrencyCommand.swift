@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import TallyCatalog
 import TallyCurrency
+import TallyJSON
 import TallyMoney
 import TallyStorage
 
@@ -104,9 +105,7 @@ struct CurrencyCommand: ParsableCommand {
             abstract: "Print the currency data built into tally, as JSON that `tally currency load` reads.")
 
         func run() throws {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-            FileHandle.standardOutput.write(try encoder.encode(CurrencyData.embedded))
+            FileHandle.standardOutput.write(JSONIndenter.indent(try TallyJSON.encode(CurrencyData.embedded)))
             FileHandle.standardOutput.write(Data("\n".utf8))
         }
     }

@@ -38,12 +38,12 @@ struct DescribeCommand: AsyncParsableCommand {
             throw ExitCode(1)
         }
         if json {
-            let text = try JSONEncoder.tally.encode(result)
+            let text = try TallyJSON.encode(result)
             FileHandle.standardOutput.write(isatty(STDOUT_FILENO) == 1 ? JSONIndenter.indent(text) : text)
             FileHandle.standardOutput.write(Data("\n".utf8))
             return
         }
-        let description = try JSONDecoder().decode(SystemDescription.self, from: JSONEncoder.tally.encode(result))
+        let description = try TallyJSON.decode(SystemDescription.self, from: result)
         if target?.command != nil, let service = description.services.first, let command = service.commands.first {
             print(DescribeText.command(command), terminator: "")
         } else {
@@ -130,6 +130,6 @@ enum DescribeText {
 extension JSONValue {
     /// A scalar as JSON text, for one line of text.
     fileprivate var compactDescription: String {
-        (try? JSONEncoder.tally.encode(self)).map { String(decoding: $0, as: UTF8.self) } ?? "?"
+        (try? TallyJSON.encode(self)).map { String(decoding: $0, as: UTF8.self) } ?? "?"
     }
 }

@@ -14,14 +14,6 @@ struct LoginStore {
         var refreshToken: String
         var refreshExpiresAt: String
 
-        enum CodingKeys: String, CodingKey {
-            case username
-            case accessToken = "access_token"
-            case expiresAt = "expires_at"
-            case refreshToken = "refresh_token"
-            case refreshExpiresAt = "refresh_expires_at"
-        }
-
         /// From the result of identity.login or identity.refresh.
         init?(username: String, result: JSONValue) {
             guard let access = result["access_token"]?.stringValue, let expires = result["expires_at"]?.stringValue,
@@ -60,14 +52,14 @@ struct LoginStore {
     func save(_ login: Login?, for endpoint: String) throws {
         var logins = try load()
         logins[endpoint] = login
-        try SecretFile.write(try JSONEncoder.tally.encode(logins), to: path, replacing: true)
+        try SecretFile.write(try TallyJSON.encode(logins), to: path, replacing: true)
     }
 
     private func load() throws -> [String: Login] {
         guard FileManager.default.fileExists(atPath: path) else { return [:] }
         let data = try SecretFile.read(path, what: "the stored logins")
         do {
-            return try JSONDecoder().decode([String: Login].self, from: data)
+            return try TallyJSON.decode([String: Login].self, from: data)
         } catch {
             throw KeyFileError("\(path) is not a file of stored logins; remove it and log in again")
         }
@@ -89,7 +81,7 @@ struct LoginStore {
         if login.isFresh { return login.accessToken }
         let envelope = Envelope(
             command: "identity.refresh", args: Self.refreshArgs(login),
-            deadlineMilliseconds: TallyClient.deadline(forTimeout: requester.timeout).roundedUpMilliseconds)
+            deadlineMs: TallyClient.deadline(forTimeout: requester.timeout).roundedUpMilliseconds)
         let frames = try requester.request(envelope.encoded())
         guard let reply = frames.count == 1 ? try? Reply.decode(frames[0]) : nil else {
             throw ClientError.malformedReply("\(frames.count) frames, or not a reply")

@@ -44,7 +44,7 @@ struct StatusCommand: AsyncParsableCommand {
             requester: LazyPirateRequester(
                 context: try ZMQContext(), endpoints: connection.endpoints, timeout: .milliseconds(connection.timeoutMs), tries: 1,
                 curve: try connection.curve.gateway()),
-            deadlineMilliseconds: connection.deadlineMilliseconds)
+            deadlineMs: connection.deadlineMs)
         guard !once, !json, isatty(STDOUT_FILENO) == 1 else {
             let sample = try await connection.send { try await DedicatedThread.run(name: "tally-status") { try source.fetch(stop: nil) } }
             FileHandle.standardOutput.write(try Self.oneShot(sample, asJSON: json, endpoint: connection.endpoint))
@@ -65,7 +65,7 @@ struct StatusCommand: AsyncParsableCommand {
     /// one line when piped).
     static func oneShot(_ sample: StatusSample, asJSON: Bool, endpoint: String) throws -> Data {
         if asJSON {
-            let body = try JSONEncoder.tally.encode(sample)
+            let body = try TallyJSON.encode(sample)
             return (isatty(STDOUT_FILENO) == 1 ? JSONIndenter.indent(body) : body) + Data("\n".utf8)
         }
         let title = "gateway \(endpoint), up \(StatusTable.duration(milliseconds: sample.gateway.uptimeMs))"

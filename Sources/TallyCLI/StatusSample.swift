@@ -13,10 +13,7 @@ struct StatusSample: Codable, Sendable {
     var notifier: NotifierStatus?
     var notifierError: TallyError?
 
-    enum CodingKeys: String, CodingKey {
-        case gateway, notifier
-        case notifierError = "notifier_error"
-    }
+    enum CodingKeys: String, CodingKey { case gateway, notifier, notifierError }
 
     // Written by hand so that a missing notifier is `null`, and the error appears only with it.
     func encode(to encoder: any Encoder) throws {
@@ -31,7 +28,7 @@ struct StatusSample: Codable, Sendable {
 /// socket bounded by the connection's timeout. Blocking: call `fetch` on a thread of its own.
 struct StatusSource: Sendable {
     let requester: LazyPirateRequester
-    let deadlineMilliseconds: Int
+    let deadlineMs: Int
 
     /// Asks the gateway for `system.services` and, when the `alerts` service has a live worker,
     /// for `alerts.status`. Without one it does not ask: the request would wait in the gateway's
@@ -56,7 +53,7 @@ struct StatusSource: Sendable {
     }
 
     private func call(_ command: String, stop: WakeupSignal?) throws -> Result<JSONValue, TallyError> {
-        let envelope = Envelope(command: command, deadlineMilliseconds: deadlineMilliseconds)
+        let envelope = Envelope(command: command, deadlineMs: deadlineMs)
         let frames = try requester.request(envelope.encoded(), stop: stop)
         guard frames.count == 1, let reply = try? Reply.decode(frames[0]) else {
             throw ClientError.malformedReply(String(decoding: (frames.first ?? Data()).prefix(200), as: UTF8.self))
@@ -66,7 +63,7 @@ struct StatusSource: Sendable {
 
     private func decode<T: Decodable>(_ type: T.Type, from result: JSONValue) throws -> T {
         do {
-            return try JSONDecoder().decode(type, from: JSONEncoder.tally.encode(result))
+            return try TallyJSON.decode(type, from: result)
         } catch {
             throw ClientError.malformedReply("a \(T.self) that does not read: \(error)")
         }

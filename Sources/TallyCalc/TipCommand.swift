@@ -59,13 +59,6 @@ struct TipResult: Encodable, JSONSelfWriting, Sendable {
         }
     }
 
-    enum CodingKeys: String, CodingKey {
-        case currency, amount, tip, total, rounding, split
-        case tipBase = "tip_base"
-        case effectiveTipPercent = "effective_tip_percent"
-        case perPerson = "per_person"
-    }
-
     /// The reply of the hottest command, written without `Encodable` (`JSONSelfWriting`); the keys
     /// in their sorted order. `TipReplyWritingTests` holds it equal to the `Encodable` form.
     func writeJSON(into out: inout [UInt8]) {

@@ -39,15 +39,5 @@ struct TipTableResult: Encodable, Sendable {
         let tip: String
         let total: String
         let perPersonTotal: String
-
-        enum CodingKeys: String, CodingKey {
-            case percent, tip, total
-            case perPersonTotal = "per_person_total"
-        }
-    }
-
-    enum CodingKeys: String, CodingKey {
-        case currency, amount, rounding, split, rows
-        case tipBase = "tip_base"
     }
 }

@@ -61,7 +61,7 @@ public final class TallyClient: Sendable {
     ) async throws -> Reply {
         let envelope = Envelope(
             id: id, command: command, args: args,
-            deadlineMilliseconds: (deadline ?? Self.deadline(forTimeout: timeout)).roundedUpMilliseconds,
+            deadlineMs: (deadline ?? Self.deadline(forTimeout: timeout)).roundedUpMilliseconds,
             idempotencyKey: idempotencyKey, token: token, locale: locale)
         return try await call(envelope)
     }

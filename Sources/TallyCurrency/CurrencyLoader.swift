@@ -211,9 +211,7 @@ public struct CurrencyLoader: Sendable {
     private func fill(_ claim: LoadState.Claim, with data: CurrencyData, source: CurrencySource) throws -> Outcome {
         onEvent?(.started(version: data.version, total: data.currencies.count))
         let generation = claim.generation
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        func json(_ value: some Encodable) throws -> String { String(decoding: try encoder.encode(value), as: UTF8.self) }
+        func json(_ value: some Encodable) throws -> String { String(decoding: try TallyJSON.encode(value), as: UTF8.self) }
 
         try store.engine.write { session in
             try verify(claim, session)

@@ -16,10 +16,7 @@ public struct CurrencySummary: Encodable, Sendable, Equatable {
     public let countries: [CountryName]
     public let retired: Bool
 
-    enum CodingKeys: String, CodingKey {
-        case code, numeric, name, symbol, countries, retired
-        case minorUnits = "minor_units"
-    }
+    enum CodingKeys: String, CodingKey { case code, numeric, name, symbol, countries, retired, minorUnits }
 
     public func encode(to encoder: Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
@@ -46,14 +43,7 @@ public struct CurrencyDetail: Encodable, Sendable, Equatable {
     /// The smallest cash amount when coarser than the minor unit (`"0.05"` for CHF), or nil.
     public let cashRounding: String?
 
-    enum CodingKeys: String, CodingKey {
-        case symbols, names
-        case narrowSymbol = "narrow_symbol"
-        case isoName = "iso_name"
-        case isoMinorUnits = "iso_minor_units"
-        case cldrMinorUnits = "cldr_minor_units"
-        case cashRounding = "cash_rounding"
-    }
+    enum CodingKeys: String, CodingKey { case symbols, names, narrowSymbol, isoName, isoMinorUnits, cldrMinorUnits, cashRounding }
 
     public func encode(to encoder: Encoder) throws {
         try summary.encode(to: encoder)
@@ -75,11 +65,6 @@ public struct SearchPage: Encodable, Sendable, Equatable {
     public let total: Int
     /// Pass as `cursor` for the next page; absent on the last page.
     public let nextCursor: String?
-
-    enum CodingKeys: String, CodingKey {
-        case currencies, total
-        case nextCursor = "next_cursor"
-    }
 }
 
 /// `currency.default_for_locale`.
@@ -104,11 +89,6 @@ public struct CurrencyStatus: Encodable, Sendable, Equatable {
         public let total: Int
         public let dataVersion: String
         public let source: CurrencySource
-
-        enum CodingKeys: String, CodingKey {
-            case loaded, total, source
-            case dataVersion = "data_version"
-        }
     }
 
     public let state: State
@@ -123,9 +103,4 @@ public struct CurrencyStatus: Encodable, Sendable, Equatable {
     public let total: Int?
     /// `ready`, while a new set is loading beside the active one.
     public let reload: Progress?
-
-    enum CodingKeys: String, CodingKey {
-        case state, count, source, loaded, total, reload
-        case dataVersion = "data_version"
-    }
 }

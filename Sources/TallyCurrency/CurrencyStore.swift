@@ -170,7 +170,7 @@ struct StoredCurrency {
 
     static func decode<T: Decodable>(_ type: T.Type, _ text: String) throws -> T {
         do {
-            return try JSONDecoder().decode(type, from: Data(text.utf8))
+            return try TallyJSON.decode(type, from: Data(text.utf8))
         } catch {
             throw CurrencyStorageError("a JSON column of the currency database does not decode as \(type): \(error)")
         }

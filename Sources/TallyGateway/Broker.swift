@@ -167,7 +167,7 @@ final class Broker {
             deliver(address.frames(CollectionOfOne(answerGatewayCommand(body, head: head))), to: address.identity)
             return
         }
-        let timeout = head.deadlineMilliseconds.map { Duration.milliseconds($0) } ?? configuration.defaultDeadline
+        let timeout = head.deadlineMs.map { Duration.milliseconds($0) } ?? configuration.defaultDeadline
         enqueue(
             body: [body][...], from: address, service: service, command: head.command,
             envelopeID: head.id, timeout: timeout,

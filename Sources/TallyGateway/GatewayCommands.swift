@@ -64,10 +64,6 @@ extension Broker {
 struct Ping: Encodable {
     let pong: Bool
     let uptimeMs: Int
-    enum CodingKeys: String, CodingKey {
-        case pong
-        case uptimeMs = "uptime_ms"
-    }
 }
 
 struct MMIAnswer: Encodable {
@@ -90,11 +86,6 @@ public struct ServicesReport: Codable, Sendable {
         public let errors: Int
         public let meanHandlingMs: Double
         public let recent: Recent
-
-        enum CodingKeys: String, CodingKey {
-            case name, workers, busy, queued, requests, errors, recent
-            case meanHandlingMs = "mean_handling_ms"
-        }
     }
 
     /// Requests a worker answered within the recent window, and percentiles of their handling
@@ -105,12 +96,7 @@ public struct ServicesReport: Codable, Sendable {
         public let p90Ms: Double?
         public let p99Ms: Double?
 
-        enum CodingKeys: String, CodingKey {
-            case requests
-            case p50Ms = "p50_ms"
-            case p90Ms = "p90_ms"
-            case p99Ms = "p99_ms"
-        }
+        enum CodingKeys: String, CodingKey { case requests, p50Ms, p90Ms, p99Ms }
 
         // Written by hand so that a missing percentile is `null`, not left out.
         public func encode(to encoder: any Encoder) throws {
@@ -126,10 +112,4 @@ public struct ServicesReport: Codable, Sendable {
     public let uptimeMs: Int
     /// How far back `recent` reaches at most.
     public let recentWindowMs: Int
-
-    enum CodingKeys: String, CodingKey {
-        case services
-        case uptimeMs = "uptime_ms"
-        case recentWindowMs = "recent_window_ms"
-    }
 }

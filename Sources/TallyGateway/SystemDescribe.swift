@@ -72,11 +72,6 @@ public struct SystemDescription: Codable, Sendable {
         /// Who described the commands: `catalog`, `worker`, or `none`.
         public let describedBy: String
         public var commands: [DescribedCommand]
-
-        enum CodingKeys: String, CodingKey {
-            case name, workers, commands
-            case describedBy = "described_by"
-        }
     }
 
     public let services: [Service]

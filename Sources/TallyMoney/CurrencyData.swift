@@ -1,4 +1,5 @@
 import Foundation
+import TallyJSON
 
 /// Tally's currency data: ISO 4217 codes and minor units with Unicode CLDR's symbols, names,
 /// territories and cash rounding, in the JSON format that `ops/currency-data/generate.py` writes
@@ -38,11 +39,6 @@ public struct CurrencyData: Codable, Sendable, Hashable {
         self.currencies = currencies
         self.territories = territories
         self.regionCurrency = regionCurrency
-    }
-
-    enum CodingKeys: String, CodingKey {
-        case format, version, generated, licence, currencies, territories
-        case regionCurrency = "region_currency"
     }
 
     /// One currency of the data.
@@ -95,16 +91,6 @@ public struct CurrencyData: Codable, Sendable, Hashable {
             self.isoName = isoName
             self.countries = countries
             self.retired = retired
-        }
-
-        enum CodingKeys: String, CodingKey {
-            case code, numeric, symbol, symbols, names, countries, retired
-            case minorUnits = "minor_units"
-            case isoMinorUnits = "iso_minor_units"
-            case cldrMinorUnits = "cldr_minor_units"
-            case cashRounding = "cash_rounding"
-            case narrowSymbol = "narrow_symbol"
-            case isoName = "iso_name"
         }
 
         /// The English name.
@@ -162,7 +148,7 @@ extension CurrencyData {
     public static func decode(_ data: Data) throws(CurrencyDataError) -> CurrencyData {
         let format: Int?
         do {
-            format = try JSONDecoder().decode(FormatOnly.self, from: data).format
+            format = try TallyJSON.decode(FormatOnly.self, from: data).format
         } catch {
             throw CurrencyDataError("currency data is not a JSON object with a format field: \(describe(error))")
         }
@@ -172,7 +158,7 @@ extension CurrencyData {
         }
         let decoded: CurrencyData
         do {
-            decoded = try JSONDecoder().decode(CurrencyData.self, from: data)
+            decoded = try TallyJSON.decode(CurrencyData.self, from: data)
         } catch {
             throw CurrencyDataError("currency data is malformed: \(describe(error))")
         }

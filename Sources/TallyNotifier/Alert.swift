@@ -36,17 +36,10 @@ public struct Alert: Codable, Sendable, Equatable {
         self.traceID = traceID
     }
 
-    enum CodingKeys: String, CodingKey {
-        case sequence, kind, owner, text, time, source
-        case eventID = "event_id"
-        case data
-        case traceID = "trace_id"
-    }
-
     /// The PUB topic: `alert.<owner>.<kind>` (see `NotifierTopic`).
     public var topic: String { NotifierTopic.alerts(of: owner) + kind }
 
-    /// The alert as the notifier publishes it: what `JSONEncoder.tally` writes from its `Encodable`
+    /// The alert as the notifier publishes it: what `TallyJSON` writes from its `Encodable`
     /// form, written member by member (one is published per alert). `AlertWritingTests` holds the
     /// two equal, and the `events` fuzz target reads back every alert it makes. Empty when `data`
     /// holds a number that is not finite.

@@ -139,14 +139,14 @@ public struct AlertWatcher: Sendable {
                 guard frames.count == 2 else { continue }
                 let topic = String(decoding: frames[0], as: UTF8.self)
                 if topic == NotifierTopic.heartbeat {
-                    if let last = (try? JSONDecoder().decode(JSONValue.self, from: frames[1]))?["last_alert_sequence"]?.intValue,
+                    if let last = (try? JSONReader.parse(frames[1]))?["last_alert_sequence"]?.intValue,
                         seam.needsFetch(lastAlertSequence: last)
                     {
                         fetchWanted = true
                     }
                     continue
                 }
-                guard let alert = try? JSONDecoder().decode(Alert.self, from: frames[1]) else { continue }
+                guard let alert = try? TallyJSON.decode(Alert.self, from: frames[1]) else { continue }
                 switch seam.live(alert) {
                 case .show(let alert): show(alert)
                 case .skip: break
@@ -161,13 +161,13 @@ public struct AlertWatcher: Sendable {
         if owner == nil { args["all_owners"] = true }
         let envelope = Envelope(
             command: "alerts.list", args: .object(args),
-            deadlineMilliseconds: TallyClient.deadline(forTimeout: callTimeout).roundedUpMilliseconds, token: try accessToken())
+            deadlineMs: TallyClient.deadline(forTimeout: callTimeout).roundedUpMilliseconds, token: try accessToken())
         let frames = try requester.request(envelope.encoded(), stop: stop)
         guard frames.count == 1 else { throw ClientError.malformedReply("\(frames.count) frames") }
         let reply = try Reply.decode(frames[0])
         switch reply.outcome {
         case .failure(let error): throw error
-        case .success(let result): return try JSONDecoder().decode(AlertPage.self, from: JSONEncoder.tally.encode(result))
+        case .success(let result): return try TallyJSON.decode(AlertPage.self, from: result)
         }
     }
 }

@@ -24,13 +24,6 @@ public struct EventFeedPage: Decodable, Sendable {
         self.epoch = epoch
         self.epochBeganAfter = epochBeganAfter
     }
-
-    enum CodingKeys: String, CodingKey {
-        case events
-        case lastSequence = "last_sequence"
-        case epoch
-        case epochBeganAfter = "epoch_began_after"
-    }
 }
 
 /// Why a catch-up call failed.
@@ -112,7 +105,7 @@ public struct GatewayEventFeed: EventFeed {
             throw EventFeedError.refused(error)
         }
         do {
-            return try JSONDecoder().decode(EventFeedPage.self, from: JSONEncoder.tally.encode(result))
+            return try TallyJSON.decode(EventFeedPage.self, from: result)
         } catch {
             throw EventFeedError.malformed("\(error)")
         }
@@ -132,7 +125,7 @@ public struct GatewayEventFeed: EventFeed {
     private func call(_ command: String, _ args: JSONValue, token: String? = nil) throws -> JSONValue {
         let envelope = Envelope(
             command: command, args: args,
-            deadlineMilliseconds: TallyClient.deadline(forTimeout: requester.timeout).roundedUpMilliseconds, token: token)
+            deadlineMs: TallyClient.deadline(forTimeout: requester.timeout).roundedUpMilliseconds, token: token)
         let frames: [Data]
         do {
             frames = try requester.request(envelope.encoded(), stop: stop)

@@ -209,7 +209,7 @@ public struct NotifierService: Service {
                 // Publishes first what other notifiers on the same database stored, so the
                 // heartbeat never runs ahead of the alerts this notifier published.
                 if let last = processor.lastAlertSequence() {
-                    let body = (try? JSONEncoder.tally.encode(["last_alert_sequence": last])) ?? Data()
+                    let body = (try? TallyJSON.encode(["last_alert_sequence": last])) ?? Data()
                     _ = try? outlet.send([Data(NotifierTopic.heartbeat.utf8), body], dontWait: true)
                 }
                 nextHeartbeat = clock.now + configuration.heartbeatInterval

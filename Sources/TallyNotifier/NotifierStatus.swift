@@ -24,13 +24,6 @@ public struct NotifierStatus: Codable, Sendable, Equatable {
             self.newestKnown = max(newestKnown, handledThrough)
             lagEvents = self.newestKnown - handledThrough
         }
-
-        enum CodingKeys: String, CodingKey {
-            case service
-            case handledThrough = "handled_through"
-            case newestKnown = "newest_known"
-            case lagEvents = "lag_events"
-        }
     }
 
     /// Every source the notifier has handled or heard of an event of, by name.
@@ -41,10 +34,5 @@ public struct NotifierStatus: Codable, Sendable, Equatable {
     public init(sources: [Source], lastAlertSequence: Int64) {
         self.sources = sources
         self.lastAlertSequence = lastAlertSequence
-    }
-
-    enum CodingKeys: String, CodingKey {
-        case sources
-        case lastAlertSequence = "last_alert_sequence"
     }
 }

@@ -304,10 +304,4 @@ public struct AlertPage: Codable, Sendable, Equatable {
         self.lastSequence = lastSequence
         self.more = more
     }
-
-    enum CodingKeys: String, CodingKey {
-        case alerts
-        case lastSequence = "last_sequence"
-        case more
-    }
 }

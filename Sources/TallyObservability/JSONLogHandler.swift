@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import TallyJSON
 import Synchronization
 
 /// Logs for log shippers: one JSON object per line on standard error, with the time, the level,
@@ -40,9 +41,7 @@ public struct JSONLogHandler: LogHandler {
         fields["logger"] = .string(label)
         fields["message"] = .string(event.message.description)
         fields["source"] = .string(event.source)
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        guard var line = try? encoder.encode(fields) else { return }
+        guard var line = try? TallyJSON.encode(fields) else { return }
         line.append(UInt8(ascii: "\n"))
         output(line)
     }

@@ -118,7 +118,7 @@ public struct CloudEvent: Codable, Sendable, Equatable {
         return event
     }
 
-    /// The event as Tally publishes it: what `JSONEncoder.tally` (and `TallyJSON`) write from its
+    /// The event as Tally publishes it: what `TallyJSON` writes from its
     /// `Encodable` form, written member by member, since every event is written at least twice
     /// (its service publishes it, the notifier forwards it). `CloudEventTests` and the `events`
     /// fuzz target hold the two equal. Empty when `data` holds a number that is not finite.

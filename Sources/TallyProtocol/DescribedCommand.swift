@@ -39,11 +39,4 @@ public struct DescribedCommand: Codable, Sendable, Equatable {
             }
         return confirmsSession == true ? who + ", session checked" : who
     }
-
-    enum CodingKeys: String, CodingKey {
-        case name, kind, access, role, summary
-        case confirmsSession = "confirms_session"
-        case argsSchema = "args_schema"
-        case resultSchema = "result_schema"
-    }
 }

@@ -9,7 +9,7 @@ public struct Envelope: Sendable {
     public var id: String?
     public var command: String
     public var args: JSONValue
-    public var deadlineMilliseconds: Int?
+    public var deadlineMs: Int?
     public var idempotencyKey: String?
     public var token: String?
     public var locale: String?
@@ -19,14 +19,14 @@ public struct Envelope: Sendable {
     public var tracestate: String?
 
     public init(
-        id: String? = nil, command: String, args: JSONValue = .object([:]), deadlineMilliseconds: Int? = nil,
+        id: String? = nil, command: String, args: JSONValue = .object([:]), deadlineMs: Int? = nil,
         idempotencyKey: String? = nil, token: String? = nil, locale: String? = nil, traceparent: String? = nil,
         tracestate: String? = nil
     ) {
         self.id = id
         self.command = command
         self.args = args
-        self.deadlineMilliseconds = deadlineMilliseconds
+        self.deadlineMs = deadlineMs
         self.idempotencyKey = idempotencyKey
         self.token = token
         self.locale = locale
@@ -42,12 +42,6 @@ public struct Envelope: Sendable {
     }
 
     public static let maximumDeadlineMilliseconds = 600_000
-
-    enum CodingKeys: String, CodingKey {
-        case id, command, args, token, locale, traceparent, tracestate
-        case deadlineMilliseconds = "deadline_ms"
-        case idempotencyKey = "idempotency_key"
-    }
 }
 
 extension Envelope: Codable {
@@ -60,7 +54,7 @@ extension Envelope: Codable {
         let head = try fields.head()
         id = head.id
         command = head.command
-        deadlineMilliseconds = head.deadlineMilliseconds
+        deadlineMs = head.deadlineMs
         idempotencyKey = head.idempotencyKey
         token = head.token
         locale = head.locale
@@ -88,19 +82,6 @@ extension Envelope: Codable {
         return parts >= 2 && partLength > 0
     }
 
-    public func encode(to encoder: Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encodeIfPresent(id, forKey: .id)
-        try container.encode(command, forKey: .command)
-        try container.encode(args, forKey: .args)
-        try container.encodeIfPresent(deadlineMilliseconds, forKey: .deadlineMilliseconds)
-        try container.encodeIfPresent(idempotencyKey, forKey: .idempotencyKey)
-        try container.encodeIfPresent(token, forKey: .token)
-        try container.encodeIfPresent(locale, forKey: .locale)
-        try container.encodeIfPresent(traceparent, forKey: .traceparent)
-        try container.encodeIfPresent(tracestate, forKey: .tracestate)
-    }
-
     /// Reads an envelope in one pass over its JSON, args included.
     public static func decode(_ data: Data) throws(TallyError) -> Envelope {
         try Envelope(fields: EnvelopeFields(data, building: true))
@@ -110,14 +91,4 @@ extension Envelope: Codable {
         // Encoding plain values cannot fail.
         (try? TallyJSON.encode(self)) ?? Data()
     }
-}
-
-extension JSONEncoder {
-    /// The encoder for everything Tally writes on the wire: compact, keys sorted so output is
-    /// stable, `/` left alone. Shared: encoding does not mutate it.
-    public static let tally: JSONEncoder = {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return encoder
-    }()
 }

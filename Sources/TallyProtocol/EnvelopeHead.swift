@@ -6,7 +6,7 @@ import Foundation
 public struct EnvelopeHead: Sendable {
     public var id: String?
     public var command: String
-    public var deadlineMilliseconds: Int?
+    public var deadlineMs: Int?
     public var idempotencyKey: String?
     public var token: String?
     public var locale: String?
@@ -16,12 +16,12 @@ public struct EnvelopeHead: Sendable {
     public var service: Substring { Envelope.service(of: command) }
 
     init(
-        id: String?, command: String, deadlineMilliseconds: Int?, idempotencyKey: String?, token: String?, locale: String?,
+        id: String?, command: String, deadlineMs: Int?, idempotencyKey: String?, token: String?, locale: String?,
         traceparent: String?, tracestate: String?
     ) {
         self.id = id
         self.command = command
-        self.deadlineMilliseconds = deadlineMilliseconds
+        self.deadlineMs = deadlineMs
         self.idempotencyKey = idempotencyKey
         self.token = token
         self.locale = locale
@@ -150,7 +150,7 @@ struct EnvelopeFields {
                 field: "deadline_ms")
         }
         return EnvelopeHead(
-            id: try text(id, "id"), command: command, deadlineMilliseconds: milliseconds,
+            id: try text(id, "id"), command: command, deadlineMs: milliseconds,
             idempotencyKey: try text(idempotencyKey, "idempotency_key"), token: try text(token, "token", limit: Self.maximumTokenLength),
             locale: try text(locale, "locale"), traceparent: try traceParent(), tracestate: try text(tracestate, "tracestate", limit: 512))
     }

@@ -55,7 +55,7 @@ public struct Reply: Sendable {
     }
 
     public static func decode(_ data: Data) throws -> Reply {
-        try JSONDecoder().decode(Reply.self, from: data)
+        try TallyJSON.decode(Reply.self, from: data)
     }
 }
 

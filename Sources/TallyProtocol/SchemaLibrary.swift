@@ -17,7 +17,7 @@ public struct SchemaLibrary: Sendable {
 
     /// Reads a JSON object whose keys are paths and whose values are the schemas.
     public init(json: Data) throws {
-        guard case .object(let documents) = try JSONDecoder().decode(JSONValue.self, from: json) else {
+        guard case .object(let documents) = try JSONReader.parse(json) else {
             throw TallyError(.internal, "the embedded schemas are not a JSON object")
         }
         self.documents = documents

@@ -19,9 +19,7 @@ public struct TallyError: Error, Codable, Sendable, Equatable, CustomStringConve
         field.map { "\(code.rawValue): \($0): \(message)" } ?? "\(code.rawValue): \(message)"
     }
 
-    enum CodingKeys: String, CodingKey { case code, message, field }
-
-    /// `{"code","field","message"}` in sorted key order, as `JSONEncoder.tally` writes it.
+    /// `{"code","field","message"}` in sorted key order, as `TallyJSON` writes it.
     func write(into out: inout [UInt8]) {
         out.append(contentsOf: #"{"code":"#.utf8)
         TallyJSON.writeString(code.rawValue, into: &out)
@@ -33,6 +31,8 @@ public struct TallyError: Error, Codable, Sendable, Equatable, CustomStringConve
         TallyJSON.writeString(message, into: &out)
         out.append(UInt8(ascii: "}"))
     }
+
+    enum CodingKeys: String, CodingKey { case code, message, field }
 
     public func encode(to encoder: Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)

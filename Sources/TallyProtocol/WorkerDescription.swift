@@ -16,7 +16,7 @@ public struct WorkerDescription: Codable, Sendable, Equatable {
     public static func decode(_ frame: Data, service: String) throws(TallyError) -> WorkerDescription {
         let description: WorkerDescription
         do {
-            description = try JSONDecoder().decode(WorkerDescription.self, from: frame)
+            description = try TallyJSON.decode(WorkerDescription.self, from: frame)
         } catch {
             throw TallyError.invalidArgument("the READY's description is not {\"commands\": [...]} as schemas/worker-description.json says: \(error)")
         }

@@ -30,7 +30,7 @@ public struct ServiceHarness: Sendable {
         // Through the same access check as in a worker, with `caller` as the token's.
         let request = Request(command: handler.description, args: try Arguments(args), context: context)
         let result = try AccessControl(authority: service.callerAuthority).respond(to: request) { try handler.run($0.args, $0.context) }
-        return try JSONDecoder().decode(JSONValue.self, from: JSONEncoder.tally.encode(result))
+        return try JSONReader.parse(TallyJSON.encode(result))
     }
 
     /// The error `command` answers `args` with, or nil when it succeeds. An error that is not a

@@ -29,11 +29,4 @@ struct EventPage: Encodable, Sendable {
     let lastSequence: Int64
     let epoch: String
     let epochBeganAfter: Int64
-
-    enum CodingKeys: String, CodingKey {
-        case events
-        case lastSequence = "last_sequence"
-        case epoch
-        case epochBeganAfter = "epoch_began_after"
-    }
 }

@@ -150,7 +150,7 @@ public struct RequestProcessor: Sendable {
     /// When the client (through the gateway) stops waiting for `envelope`, counted from when this
     /// worker took it: a bound on its database work (`StorageDeadline`). Nil without `deadline_ms`.
     private static func deadline(of envelope: Envelope, from started: ContinuousClock.Instant) -> ContinuousClock.Instant? {
-        envelope.deadlineMilliseconds.map { started + .milliseconds($0) }
+        envelope.deadlineMs.map { started + .milliseconds($0) }
     }
 
     private func outcome(of envelope: Envelope, since started: ContinuousClock.Instant) -> Outcome {

@@ -82,7 +82,7 @@ struct DocExample: Sendable, CustomStringConvertible {
     }
 
     /// The example parsed as JSON, or nil if it is not JSON.
-    var json: JSONValue? { try? JSONDecoder().decode(JSONValue.self, from: Data(text.utf8)) }
+    var json: JSONValue? { try? JSONReader.parse(Data(text.utf8)) }
 
     /// Every example in a Markdown document, and every way the document breaks the example format.
     static func parse(_ document: String) -> (examples: [DocExample], problems: [String]) {
@@ -279,7 +279,7 @@ enum VaryingFields {
 extension JSONValue {
     /// Compact JSON with sorted keys, for messages.
     var compactText: String {
-        String(decoding: (try? JSONEncoder.tally.encode(self)) ?? Data(), as: UTF8.self)
+        String(decoding: (try? TallyJSON.encode(self)) ?? Data(), as: UTF8.self)
     }
 }
 
@@ -366,11 +366,6 @@ enum SchemaValidator {
         /// Also check that `text` has the key order of a Tally reply.
         var wireOrder: Bool?
 
-        enum CodingKeys: String, CodingKey {
-            case label, schema, instance, text
-            case wireOrder = "wire_order"
-        }
-
         static func instance(_ value: JSONValue, schema: String, label: String) -> Item {
             Item(label: label, schema: schema, instance: value)
         }
@@ -389,12 +384,6 @@ enum SchemaValidator {
         let schemaFiles: [String]
         let schemaProblems: [String]
         let results: [Result]
-
-        enum CodingKeys: String, CodingKey {
-            case results
-            case schemaFiles = "schema_files"
-            case schemaProblems = "schema_problems"
-        }
     }
 
     struct Failure: Error, CustomStringConvertible {
@@ -405,10 +394,6 @@ enum SchemaValidator {
         let schemas: String
         let checkSchemas: Bool
         let items: [Item]
-        enum CodingKeys: String, CodingKey {
-            case schemas, items
-            case checkSchemas = "check_schemas"
-        }
     }
 
     private struct Fatal: Decodable {
@@ -424,7 +409,7 @@ enum SchemaValidator {
     }
 
     private static func runBlocking(items: [Item], checkSchemas: Bool) throws -> Output {
-        let job = try JSONEncoder().encode(Job(schemas: Repository.schemas.path, checkSchemas: checkSchemas, items: items))
+        let job = try TallyJSON.encode(Job(schemas: Repository.schemas.path, checkSchemas: checkSchemas, items: items))
         // Files, not pipes, and no Foundation `Process` (see `ChildSpawn`): the job is written
         // whole before the program starts, and its answers read once it has ended.
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("validate-\(UUID().uuidString)")
@@ -441,7 +426,7 @@ enum SchemaValidator {
         }
         let stdout = (try? Data(contentsOf: files.out)) ?? Data()
         let stderr = (try? String(contentsOf: files.err, encoding: .utf8)) ?? ""
-        if let fatal = try? JSONDecoder().decode(Fatal.self, from: stdout) {
+        if let fatal = try? TallyJSON.decode(Fatal.self, from: stdout) {
             throw Failure(description: "validate.py: \(fatal.fatal)")
         }
         guard ended.succeeded else {
@@ -449,7 +434,7 @@ enum SchemaValidator {
             throw Failure(description: "\(reason): \(stderr.suffix(2000)); \(installHint)")
         }
         do {
-            let decoded = try JSONDecoder().decode(Output.self, from: stdout)
+            let decoded = try TallyJSON.decode(Output.self, from: stdout)
             guard decoded.results.count == items.count else {
                 throw Failure(description: "validate.py answered \(decoded.results.count) items of \(items.count)")
             }

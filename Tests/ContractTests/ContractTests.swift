@@ -28,9 +28,9 @@ import Testing
 
         // envelope.json has exactly the fields an Envelope writes, and the same deadline range.
         let full = Envelope(
-            id: "i", command: "calc.tip", args: ["a": 1], deadlineMilliseconds: 1, idempotencyKey: "k", token: "t", locale: "l",
+            id: "i", command: "calc.tip", args: ["a": 1], deadlineMs: 1, idempotencyKey: "k", token: "t", locale: "l",
             traceparent: "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01", tracestate: "s")
-        let written = try JSONDecoder().decode(JSONValue.self, from: full.encoded()).objectValue?.keys.sorted() ?? []
+        let written = try JSONReader.parse(full.encoded()).objectValue?.keys.sorted() ?? []
         let envelope = try schemaObject("envelope.json")
         let properties = envelope["properties"]?.objectValue?.keys.sorted() ?? []
         #expect(properties == written, "envelope.json properties vs the fields of Envelope")
@@ -258,7 +258,7 @@ import Testing
                     continue
                 }
                 items.append(.text(text, schema: "reply.json", label: label, wireOrder: true))
-                guard let reply = try? JSONDecoder().decode(JSONValue.self, from: frames[0]) else {
+                guard let reply = try? JSONReader.parse(frames[0]) else {
                     continue  // validate.py reports it
                 }
                 let command = request.json?["command"]?.stringValue
@@ -335,7 +335,7 @@ import Testing
     }
 
     private func schemaObject(_ path: String) throws -> JSONValue {
-        try JSONDecoder().decode(JSONValue.self, from: Data(contentsOf: Repository.schemas.appendingPathComponent(path)))
+        try JSONReader.parse(Data(contentsOf: Repository.schemas.appendingPathComponent(path)))
     }
 
     /// The envelope's `args`, nil when absent or null.

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import TallyCalc
+@testable import TallyJSON
 @testable import TallyProtocol
 
 /// `calc.tip`'s reply writes itself (`JSONSelfWriting`), a second way to write it beside its

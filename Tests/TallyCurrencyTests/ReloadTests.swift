@@ -89,7 +89,7 @@ import Testing
     @Test func aBadFileIsRefusedWithWhatIsWrongAndChangesNothing() throws {
         let store = try makeStore()
         let before = try store.status()
-        let original = try JSONSerialization.jsonObject(with: JSONEncoder().encode(CurrencyData.embedded)) as! [String: Any]
+        let original = try JSONSerialization.jsonObject(with: TallyJSON.encode(CurrencyData.embedded)) as! [String: Any]
 
         func refusal(_ change: (inout [String: Any]) -> Void) -> String? {
             var json = original

@@ -77,7 +77,7 @@ import Testing
         let stored = try identity.storedBytes()
         // The search below means something only if the service's data is in what it reads.
         #expect(stored.range(of: Data("identity.user_created".utf8)) != nil)
-        let events = try JSONEncoder().encode(try identity.events())
+        let events = try TallyJSON.encode(try identity.events())
         for secret in secrets {
             #expect(stored.range(of: Data(secret.utf8)) == nil, "stored: \(secret.prefix(12))…")
             #expect(events.range(of: Data(secret.utf8)) == nil, "published: \(secret.prefix(12))…")

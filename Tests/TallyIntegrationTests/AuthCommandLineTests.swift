@@ -32,21 +32,21 @@ import Testing
             let file = "\(config)/tally/logins.json"
             #expect((try FileManager.default.attributesOfItem(atPath: file)[.posixPermissions] as? Int) == 0o600)
 
-            let stored = try JSONDecoder().decode([String: [String: String]].self, from: Data(contentsOf: URL(fileURLWithPath: file)))
+            let stored = try TallyJSON.decode([String: [String: String]].self, from: Data(contentsOf: URL(fileURLWithPath: file)))
             let whoami = try await tally(["call", "identity.whoami"] + endpoint, in: stack, environment: environment)
             #expect(whoami.status == 0, "\(whoami.log)")
             #expect(whoami.log.contains(#""username":"ann""#))
 
             // A fresh access token is sent as stored; one past its expiry is refreshed before the
             // call, and the new tokens stored.
-            var logins = try JSONDecoder().decode([String: [String: String]].self, from: Data(contentsOf: URL(fileURLWithPath: file)))
+            var logins = try TallyJSON.decode([String: [String: String]].self, from: Data(contentsOf: URL(fileURLWithPath: file)))
             #expect(logins == stored, "a fresh token needs no refresh")
             let before = try #require(logins[stack.frontend]?["refresh_token"])
             logins[stack.frontend]?["expires_at"] = "2020-01-01T00:00:00.000Z"
-            try JSONEncoder().encode(logins).write(to: URL(fileURLWithPath: file))
+            try TallyJSON.encode(logins).write(to: URL(fileURLWithPath: file))
             let refreshed = try await tally(["call", "identity.whoami"] + endpoint, in: stack, environment: environment)
             #expect(refreshed.status == 0, "\(refreshed.log)")
-            let after = try JSONDecoder().decode([String: [String: String]].self, from: Data(contentsOf: URL(fileURLWithPath: file)))
+            let after = try TallyJSON.decode([String: [String: String]].self, from: Data(contentsOf: URL(fileURLWithPath: file)))
             #expect(after[stack.frontend]?["refresh_token"] != before)
 
             let logout = try await tally(["logout"] + endpoint, in: stack, environment: environment)

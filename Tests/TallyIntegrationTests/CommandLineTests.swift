@@ -52,7 +52,7 @@ import Glibc
             #expect(tip.output.contains("Arguments:\n") && tip.output.contains("  split ") && tip.output.contains("Result:\n"), "\(tip.log)")
 
             let json = try await tally(["describe", "calc.tip", "--json", "--endpoint", stack.frontend], in: stack)
-            let result = try JSONDecoder().decode(JSONValue.self, from: Data(json.output.utf8))
+            let result = try JSONReader.parse(Data(json.output.utf8))
             #expect(result["services"]?[0]?["commands"]?[0]?["args_schema"]?["$id"] == "https://tally.example/schemas/commands/calc.tip.args.json")
 
             let unknown = try await tally(["describe", "ledger", "--endpoint", stack.frontend], in: stack)

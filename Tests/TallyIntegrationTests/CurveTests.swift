@@ -74,7 +74,7 @@ import ZeroMQ
                     defer { socket.close() }
                     try socket.useCurve(forger)
                     try socket.connect(endpoint)
-                    let forged = try JSONEncoder.tally.encode(priceChanged(1, item: "Forged"))
+                    let forged = try TallyJSON.encode(priceChanged(1, item: "Forged"))
                     var poller = ZMQPoller()
                     poller.add(fileDescriptor: stopForging.fileDescriptor)
                     while !stopForging.isFired {

@@ -113,7 +113,7 @@ import ZeroMQ
             }
             let burst = 128
             let requests = (0..<burst).map {
-                Envelope(id: "late-\($0)", command: "calc.tip", args: bill, deadlineMilliseconds: 60_000).encoded()
+                Envelope(id: "late-\($0)", command: "calc.tip", args: bill, deadlineMs: 60_000).encoded()
             }
             let replies = try await RawPeer.requests(requests, endpoint: stack.frontend, context: stack.context, timeout: .seconds(30))
             #expect(replies.count == burst, "\(replies.count) of \(burst) answered\n\(stack.gateway.log)")

@@ -45,7 +45,7 @@ import ZeroMQ
             let frames = try #require(arrived.frames, "no event reached the inlet\n\(stack.logs)")
             #expect(frames.count == 2)
             #expect(String(decoding: frames[0], as: UTF8.self) == "accounts.account_created")
-            let event = try JSONDecoder().decode(CloudEvent.self, from: frames[1])
+            let event = try TallyJSON.decode(CloudEvent.self, from: frames[1])
             #expect(event.type == "accounts.account_created" && event.source == "tally/accounts" && event.subject == "2")
             #expect(event.data["owner"] == "2", "the caller's user id")
             // The same event is in the outbox, with the same id.

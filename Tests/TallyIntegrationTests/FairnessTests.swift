@@ -16,7 +16,7 @@ import ZeroMQ
         try await TallyStack.with(options) { stack in
             // One connection pipelines four requests (a `TallyClient` call has a connection of its
             // own). No calc worker yet: the first three wait as long as the test may take.
-            let envelopes = (1...4).map { Envelope(id: "f\($0)", command: "calc.tip", args: Self.bill, deadlineMilliseconds: 120_000) }
+            let envelopes = (1...4).map { Envelope(id: "f\($0)", command: "calc.tip", args: Self.bill, deadlineMs: 120_000) }
             async let flood = pipeline(envelopes, endpoint: stack.frontend, context: stack.context)
             try await stack.waitUntil("the flooder's three requests wait for a calc worker") {
                 (try? await stack.serviceStatus("calc"))?["queued"]?.intValue == 3

@@ -62,7 +62,7 @@ import Testing
     @Test func aRawMajordomoWorkerServesANewService() async throws {
         try await TallyStack.with() { stack in
             let echo = try await stack.rawWorker("echo", .reply({ body in
-                let text = (try? JSONDecoder().decode(JSONValue.self, from: body))?["args"]?["text"]?.stringValue ?? ""
+                let text = (try? JSONReader.parse(body))?["args"]?["text"]?.stringValue ?? ""
                 return Data(#"{"ok":true,"result":{"echo":"\#(text)"}}"#.utf8)
             }))
             let reply = try await stack.client().call("echo.say", ["text": "hallo"])

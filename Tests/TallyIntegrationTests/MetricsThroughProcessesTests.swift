@@ -85,11 +85,11 @@ import Darwin
             #expect(missing.isEmpty, "ops/ names metrics no process exports: \(missing.sorted())")
 
             // ...and into the notifier's line about the alert it caused.
-            let notifierLines = notifier.log.split(separator: "\n").compactMap { try? JSONDecoder().decode(JSONValue.self, from: Data($0.utf8)) }
+            let notifierLines = notifier.log.split(separator: "\n").compactMap { try? JSONReader.parse(Data($0.utf8)) }
             #expect(notifierLines.contains { $0["message"] == "alert" && $0["request_id"] == "req-buy-1" }, "\(notifier.log)")
 
             // A JSON log line about a request carries its id and command.
-            let lines = calc.log.split(separator: "\n").compactMap { try? JSONDecoder().decode(JSONValue.self, from: Data($0.utf8)) }
+            let lines = calc.log.split(separator: "\n").compactMap { try? JSONReader.parse(Data($0.utf8)) }
             #expect(lines.contains { $0["request_id"] == "req-tip-2" && $0["command"] == "calc.tip" && $0["code"] == "invalid_argument" }, "\(calc.log)")
         }
     }

@@ -48,7 +48,7 @@ extension TallyStack {
                     detail: "the notifier subscribes to \(endpoint): no subscription in 60 s", processes: "", logs: "")
             }
             for event in events {
-                try socket.send([Data((event["type"]?.stringValue ?? "").utf8), try JSONEncoder.tally.encode(event)])
+                try socket.send([Data((event["type"]?.stringValue ?? "").utf8), try TallyJSON.encode(event)])
             }
         }
     }
@@ -58,7 +58,7 @@ extension TallyStack {
 func watchedAlerts(_ process: TallyProcess) -> [JSONValue] {
     process.log.split(separator: "\n").compactMap { line in
         guard line.hasPrefix("{") else { return nil }
-        return try? JSONDecoder().decode(JSONValue.self, from: Data(line.utf8))
+        return try? JSONReader.parse(Data(line.utf8))
     }
 }
 
@@ -95,7 +95,7 @@ final class EventFeedStub: @unchecked Sendable {
     var requestedAfter: [Int64] { lock.withLock { afters } }
 
     func answer(_ body: Data) -> Data {
-        let envelope = (try? JSONDecoder().decode(JSONValue.self, from: body)) ?? [:]
+        let envelope = (try? JSONReader.parse(body)) ?? [:]
         let after = envelope["args"]?["after"]?.intValue ?? 0
         let limit = envelope["args"]?["limit"]?.intValue ?? 100
         let (events, last): ([JSONValue], Int64) = lock.withLock {
@@ -137,7 +137,7 @@ final class RawSubscriber: @unchecked Sendable {
                             self.lock.withLock { self.heartbeat = true }
                             continue
                         }
-                        let body = (try? JSONDecoder().decode(JSONValue.self, from: frames[1])) ?? .null
+                        let body = (try? JSONReader.parse(frames[1])) ?? .null
                         self.lock.withLock { self.messages.append((topic, body)) }
                     }
                 }

@@ -170,8 +170,8 @@ import ZeroMQ
         try await TallyStack.with() { stack in
             try await stack.startNotifier(extraArguments: ["--max-event-bytes", "4096"])
             let watch = try stack.startWatch(["--since", "0"], token: try stack.annToken())
-            let oversized = try JSONEncoder.tally.encode(priceChanged(1, item: String(repeating: "M", count: 5000)))
-            let genuine = try JSONEncoder.tally.encode(priceChanged(1))
+            let oversized = try TallyJSON.encode(priceChanged(1, item: String(repeating: "M", count: 5000)))
+            let genuine = try TallyJSON.encode(priceChanged(1))
             let (context, endpoint) = (stack.context, stack.eventsEndpoint)
             let subscriptions = try await DedicatedThread.run(name: "test-oversized-publisher") { () throws -> Int in
                 // A verbose XPUB passes on every subscription, so the notifier's SUB subscribing

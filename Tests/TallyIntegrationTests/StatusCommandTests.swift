@@ -19,7 +19,7 @@ import Testing
         let run = try await status(["--json", "--endpoint", stack.frontend] + extra, in: stack)
         #expect(run.status == 0, "\(run.output)")
         let line = try #require(run.output.split(separator: "\n").first { $0.hasPrefix("{") }, "\(run.output)")
-        return try JSONDecoder().decode(JSONValue.self, from: Data(line.utf8))
+        return try JSONReader.parse(Data(line.utf8))
     }
 
     /// A percentile as a number; nil when it is null or missing.

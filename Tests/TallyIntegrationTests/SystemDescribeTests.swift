@@ -11,7 +11,7 @@ import Testing
         .appendingPathComponent("schemas")
 
     static func schema(_ path: String) throws -> JSONValue {
-        try JSONDecoder().decode(JSONValue.self, from: Data(contentsOf: schemas.appendingPathComponent(path)))
+        try JSONReader.parse(Data(contentsOf: schemas.appendingPathComponent(path)))
     }
 
     @Test func aCommandOfTheCatalogComesWithTheSchemasOfTheRepositoryAndWhatTheyReferTo() async throws {

@@ -106,7 +106,7 @@ import ZeroMQ
     /// tasks of the concurrency pool would start whenever the pool (shared with every other test
     /// of the run) gets round to them, perhaps further apart than a request takes.
     private func expectBothWorkersBusy(_ stack: TallyStack) async throws {
-        let request = Envelope(command: "calc.tip", args: bill, deadlineMilliseconds: 30_000).encoded()
+        let request = Envelope(command: "calc.tip", args: bill, deadlineMs: 30_000).encoded()
         let status = Envelope(command: "system.services").encoded()
         let (sawBothBusy, replies) = try await DedicatedThread.run(name: "two-at-once") { [context = stack.context, frontend = stack.frontend] in
             let callers = try (0..<2).map { _ in try ZMQSocket(context: context, type: .dealer) }

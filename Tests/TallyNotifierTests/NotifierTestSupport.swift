@@ -67,7 +67,7 @@ final class FakeFeed: EventFeed, @unchecked Sendable {
 final class Published: @unchecked Sendable {
     var messages: [(topic: String, body: Data)] = []
     var alerts: [Alert] {
-        messages.filter { $0.topic.hasPrefix("alert.") }.compactMap { try? JSONDecoder().decode(Alert.self, from: $0.body) }
+        messages.filter { $0.topic.hasPrefix("alert.") }.compactMap { try? TallyJSON.decode(Alert.self, from: $0.body) }
     }
     var eventTopics: [String] { messages.map(\.topic).filter { $0.hasPrefix("event.") } }
 }

@@ -3,7 +3,7 @@ import TallyProtocol
 import Testing
 
 /// `CloudEvent.decode` reads what `JSONDecoder` reads, as `JSONDecoder` reads it, and refuses what
-/// it refuses; `encoded()` writes what `JSONEncoder.tally` writes. (The `events` fuzz target
+/// it refuses; `encoded()` writes what `TallyJSON` writes. (The `events` fuzz target
 /// compares them on many more inputs.)
 @Suite struct CloudEventTests {
     static let texts: [String] = [
@@ -41,12 +41,12 @@ import Testing
         let decoded = try? CloudEvent.decode(data)
         #expect(decoded == expected)
         if let decoded {
-            #expect(decoded.encoded() == (try JSONEncoder.tally.encode(decoded)), "written as JSONEncoder.tally writes it")
+            #expect(decoded.encoded() == (try TallyJSON.encode(decoded)), "written as TallyJSON writes it")
             #expect((try? CloudEvent.decode(decoded.encoded())) == decoded, "reads back")
         }
     }
 
-    /// `encoded()` writes the members itself: held equal to `JSONEncoder.tally` on the shapes its
+    /// `encoded()` writes the members itself: held equal to `TallyJSON` on the shapes its
     /// data and its optional members take.
     @Test func anEventIsWrittenAsJSONEncoderWritesItWhateverItsData() throws {
         let datas: [JSONValue] = [
@@ -60,12 +60,12 @@ import Testing
                     subject: withOptionals ? "ann/7" : nil, sequence: 41, data: data, requestID: withOptionals ? "r-\u{e9}" : nil,
                     epoch: withOptionals ? "6d1f3b8e-4a2c-4e9f-a7b3-1c5e8d2f6a90" : nil)
                 if !withOptionals { event.datacontenttype = nil }
-                #expect(event.encoded() == (try JSONEncoder.tally.encode(event)), "\(data), optionals: \(withOptionals)")
+                #expect(event.encoded() == (try TallyJSON.encode(event)), "\(data), optionals: \(withOptionals)")
             }
         }
         let notFinite = CloudEvent(id: "e1", source: "tally/x", type: "x.y", time: "t", sequence: 1, data: ["p": .number(.nan)])
         #expect(notFinite.encoded().isEmpty)
-        #expect(throws: (any Error).self) { try JSONEncoder.tally.encode(notFinite) }
+        #expect(throws: (any Error).self) { try TallyJSON.encode(notFinite) }
     }
 
     @Test func theFirstFiveAreAcceptedAndTheRestRefused() {

@@ -16,7 +16,7 @@ import Testing
         #expect(envelope.command == "calc.tip")
         #expect(envelope.service == "calc")
         #expect(envelope.args == ["amount": "84.00", "split": 3])
-        #expect(envelope.deadlineMilliseconds == 1500)
+        #expect(envelope.deadlineMs == 1500)
         #expect(envelope.idempotencyKey == "k")
         #expect(envelope.token == "t")
         #expect(envelope.locale == "en_US")
@@ -126,9 +126,9 @@ import Testing
     }
 
     @Test func encodesAndDecodesBack() throws {
-        let envelope = Envelope(id: "r", command: "calc.split", args: ["people": 2], deadlineMilliseconds: 10, locale: "ja_JP")
+        let envelope = Envelope(id: "r", command: "calc.split", args: ["people": 2], deadlineMs: 10, locale: "ja_JP")
         let decoded = try Envelope.decode(envelope.encoded())
         #expect(decoded.id == "r" && decoded.command == "calc.split" && decoded.args == ["people": 2])
-        #expect(decoded.deadlineMilliseconds == 10 && decoded.locale == "ja_JP")
+        #expect(decoded.deadlineMs == 10 && decoded.locale == "ja_JP")
     }
 }

@@ -66,6 +66,6 @@ import Testing
             id: "e", source: "tally/shopping", type: "shopping.price_changed", time: "2026-01-01T00:00:00.000Z", sequence: 1,
             data: [:], traceparent: Self.valid)
         #expect(try CloudEvent.decode(event.encoded()).traceparent == Self.valid)
-        #expect(try JSONDecoder().decode(CloudEvent.self, from: event.encoded()) == event)
+        #expect(try TallyJSON.decode(CloudEvent.self, from: event.encoded()) == event)
     }
 }

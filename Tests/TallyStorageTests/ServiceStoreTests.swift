@@ -42,7 +42,7 @@ import Testing
             change.record(Posted(amount: String(amount)))
             return ["id": JSONValue.integer(id ?? 0)] as JSONValue
         }
-        return try JSONDecoder().decode(JSONValue.self, from: JSONEncoder.tally.encode(result))
+        return try JSONReader.parse(TallyJSON.encode(result))
     }
 
     /// An event the database refuses to store (see `refuseEvents`): a change can fail after its

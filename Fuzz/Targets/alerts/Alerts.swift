@@ -15,15 +15,15 @@ public func fuzzAlerts(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
         var shown: Set<Int64> = []
         for line in FuzzLines.split(input) {
             let before = seam.covered
-            if let alert = try? JSONDecoder().decode(Alert.self, from: line) {
+            if let alert = try? TallyJSON.decode(Alert.self, from: line) {
                 if case .show(let alert) = seam.live(alert) {
                     Fuzz.require(shown.insert(alert.sequence).inserted, "alert \(alert.sequence) shown twice")
                 }
                 Fuzz.require(before.map { $0 <= seam.covered ?? .min } ?? true, "a live alert moved the seam back")
-            } else if let last = (try? JSONDecoder().decode(JSONValue.self, from: line))?["last_alert_sequence"]?.intValue {
+            } else if let last = (try? JSONReader.parse(line))?["last_alert_sequence"]?.intValue {
                 _ = seam.needsFetch(lastAlertSequence: last)
             } else if let reply = try? Reply.decode(line), let result = reply.result,
-                let page = try? JSONDecoder().decode(AlertPage.self, from: JSONEncoder.tally.encode(result))
+                let page = try? TallyJSON.decode(AlertPage.self, from: result)
             {
                 _ = seam.apply(page, baselineOnly: seam.covered == nil)
                 shown = []

@@ -17,7 +17,7 @@ public func fuzzEnvelope(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
         case (.success(let head), .success(let envelope)):
             Fuzz.require(
                 head.id == envelope.id && head.command == envelope.command
-                    && head.deadlineMilliseconds == envelope.deadlineMilliseconds && head.idempotencyKey == envelope.idempotencyKey
+                    && head.deadlineMs == envelope.deadlineMs && head.idempotencyKey == envelope.idempotencyKey
                     && head.token == envelope.token && head.locale == envelope.locale,
                 "the gateway and the worker read different envelopes")
             // Encoded, read and encoded again, it writes the same JSON values. (Not always the same

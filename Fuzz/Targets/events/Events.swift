@@ -27,14 +27,14 @@ public func fuzzEvents(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
             }
             guard let event = decoded else { continue }
             Fuzz.require(!event.service.isEmpty, "an accepted event has no service")
-            Fuzz.require(event.encoded() == (try? JSONEncoder.tally.encode(event)), "an event is not written as JSONEncoder.tally writes it")
+            Fuzz.require(event.encoded() == (try? TallyJSON.encode(event)), "an event is not written as TallyJSON writes it")
             Fuzz.require((try? CloudEvent.decode(event.encoded())) == event, "a forwarded event does not read back")
             for (offset, draft) in AlertRules.alerts(for: event).enumerated() {
                 let alert = Alert(
                     sequence: Int64(offset + 1), kind: draft.kind, owner: draft.owner, text: draft.text, time: event.time,
                     source: event.source, eventID: event.id, data: draft.data)
                 Fuzz.require(
-                    (try? JSONDecoder().decode(Alert.self, from: alert.encoded())) == alert, "a published alert does not read back")
+                    (try? TallyJSON.decode(Alert.self, from: alert.encoded())) == alert, "a published alert does not read back")
             }
         }
     }

@@ -11,7 +11,7 @@ import TallyProtocol
 /// `amounts`, `tip_percent` (0 to 50), `rate` and `percents` (0 to 100), `weights`.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzMoneyArgs(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
-    guard let value = try? JSONDecoder().decode(JSONValue.self, from: Fuzz.input(start, count)),
+    guard let value = try? JSONReader.parse(Fuzz.input(start, count)),
         let args = try? Arguments(value)
     else { return 0 }
     let requested = try? args.currency("currency", locale: args.values["locale"]?.stringValue)

@@ -8,7 +8,7 @@ import TallyProtocol
 public func fuzzReply(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
     Fuzz.onSocketThread(start, count) { input in
         guard let reply = try? Reply.decode(input) else { return }
-        let encoded = try? JSONEncoder.tally.encode(reply)
+        let encoded = try? TallyJSON.encode(reply)
         let again = encoded.flatMap { try? Reply.decode($0) }
         Fuzz.require(
             again?.id == reply.id && again?.result == reply.result && again?.error == reply.error,

@@ -21,11 +21,6 @@ struct AccountPage: Encodable, Sendable {
     let accounts: [AccountResult]
     /// Absent on the last page.
     let nextCursor: String?
-
-    enum CodingKeys: String, CodingKey {
-        case accounts
-        case nextCursor = "next_cursor"
-    }
 }
 
 /// The opaque `cursor` of `accounts.list`. Ids grow in commit order, so paging by id is stable: an

@@ -132,12 +132,4 @@ struct AccountResult: Codable, Sendable {
     let isDefault: Bool
     let createdAt: String
     let updatedAt: String
-
-    enum CodingKeys: String, CodingKey {
-        case id, owner, name, currency
-        case startingBalance = "starting_balance"
-        case isDefault = "is_default"
-        case createdAt = "created_at"
-        case updatedAt = "updated_at"
-    }
 }

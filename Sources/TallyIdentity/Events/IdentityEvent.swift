@@ -51,10 +51,6 @@ enum IdentityEvent: ServiceEvent {
         }
 
         var subject: String? { userID }
-        enum CodingKeys: String, CodingKey {
-            case userID = "user_id"
-            case username, roles, kind, by
-        }
     }
 
     /// A role granted or revoked, with the user's roles after the change.
@@ -75,10 +71,6 @@ enum IdentityEvent: ServiceEvent {
         }
 
         var subject: String? { userID }
-        enum CodingKeys: String, CodingKey {
-            case userID = "user_id"
-            case username, roles, role, by
-        }
     }
 
     struct PasswordChanged: EventPayload {
@@ -91,10 +83,6 @@ enum IdentityEvent: ServiceEvent {
         }
 
         var subject: String? { userID }
-        enum CodingKeys: String, CodingKey {
-            case userID = "user_id"
-            case username
-        }
     }
 
     struct SessionStarted: EventPayload {
@@ -111,12 +99,6 @@ enum IdentityEvent: ServiceEvent {
         }
 
         var subject: String? { userID }
-        enum CodingKeys: String, CodingKey {
-            case userID = "user_id"
-            case username
-            case sessionID = "session_id"
-            case sessionKind = "session_kind"
-        }
     }
 
     struct SessionEnded: EventPayload {
@@ -134,10 +116,5 @@ enum IdentityEvent: ServiceEvent {
         }
 
         var subject: String? { userID }
-        enum CodingKeys: String, CodingKey {
-            case userID = "user_id"
-            case username, reason
-            case sessionID = "session_id"
-        }
     }
 }

@@ -5,12 +5,6 @@ struct UserResult: Encodable, Sendable {
     let kind: UserKind
     let roles: [String]
     let createdAt: String
-
-    enum CodingKeys: String, CodingKey {
-        case userID = "user_id"
-        case username, kind, roles
-        case createdAt = "created_at"
-    }
 }
 
 /// Who a token is for, inside the results that carry one.
@@ -18,11 +12,6 @@ struct UserSummary: Encodable, Sendable {
     let userID: String
     let username: String
     let roles: [String]
-
-    enum CodingKeys: String, CodingKey {
-        case userID = "user_id"
-        case username, roles
-    }
 }
 
 /// What `identity.login`, `identity.refresh` and `identity.service_login` give: an access token
@@ -36,16 +25,6 @@ struct SessionTokens: Encodable, Sendable {
     let refreshExpiresAt: String?
     let sessionID: String
     let user: UserSummary
-
-    enum CodingKeys: String, CodingKey {
-        case accessToken = "access_token"
-        case expiresAt = "expires_at"
-        case expiresIn = "expires_in"
-        case refreshToken = "refresh_token"
-        case refreshExpiresAt = "refresh_expires_at"
-        case sessionID = "session_id"
-        case user
-    }
 }
 
 /// `identity.whoami`: the user as stored now, and the session the token belongs to.
@@ -54,22 +33,11 @@ struct WhoamiResult: Encodable, Sendable {
     let sessionID: String
     let sessionKind: String
     let sessionStartedAt: String
-
-    enum CodingKeys: String, CodingKey {
-        case user
-        case sessionID = "session_id"
-        case sessionKind = "session_kind"
-        case sessionStartedAt = "session_started_at"
-    }
 }
 
 /// `identity.logout`, `identity.change_password`, `identity.revoke_service_token`: the sessions ended.
 struct EndedSessions: Encodable, Sendable {
     let endedSessions: Int
-
-    enum CodingKeys: String, CodingKey {
-        case endedSessions = "ended_sessions"
-    }
 }
 
 /// `identity.users`: a page of users.
@@ -83,10 +51,4 @@ struct IssuedServiceToken: Encodable, Sendable {
     let serviceToken: String
     let sessionID: String
     let user: UserSummary
-
-    enum CodingKeys: String, CodingKey {
-        case serviceToken = "service_token"
-        case sessionID = "session_id"
-        case user
-    }
 }

@@ -82,9 +82,7 @@ struct TradeEvent: EventPayload {
 
     var subject: String? { "\(team.id)/trades/\(trade.id)" }
 
-    enum CodingKeys: String, CodingKey {
-        case team, trade, by, notify
-    }
+    enum CodingKeys: String, CodingKey { case team, trade, by, notify }
 
     func encode(to encoder: Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
@@ -103,7 +101,6 @@ struct TeamEvent: EventPayload {
     let changed: [String]?
 
     var subject: String? { "\(team.id)/team/\(team.id)" }
-    enum CodingKeys: String, CodingKey { case team, by, changed }
 }
 
 /// `roster.invite_created`: an invite exists (never its code, which is the invitee's to keep).
@@ -115,11 +112,6 @@ struct InviteEvent: EventPayload {
     let by: String
 
     var subject: String? { "\(team.id)/invites/\(inviteID)" }
-    enum CodingKeys: String, CodingKey {
-        case team, role, by
-        case inviteID = "invite_id"
-        case expiresAt = "expires_at"
-    }
 }
 
 /// `roster.member_joined`, `roster.member_role_changed`, `roster.member_removed`.
@@ -131,10 +123,6 @@ struct MemberEvent: EventPayload {
     let openedShifts: [Int64]?
 
     var subject: String? { "\(team.id)/members/\(member.userID)" }
-    enum CodingKeys: String, CodingKey {
-        case team, member, by
-        case openedShifts = "opened_shifts"
-    }
 }
 
 /// `roster.shift_added`, `roster.shift_updated`, `roster.shift_removed`: the shift as the change left it.
@@ -146,7 +134,6 @@ struct ShiftEvent: EventPayload {
     let changed: [String]?
 
     var subject: String? { "\(team.id)/shifts/\(shift.id)" }
-    enum CodingKeys: String, CodingKey { case team, shift, by, changed }
 }
 
 /// `roster.hours_recorded`: hours worked on an occurrence, and what they replaced.
@@ -157,8 +144,4 @@ struct HoursEvent: EventPayload {
     let by: String
 
     var subject: String? { "\(team.id)/hours/\(record.shift.shiftID)/\(record.shift.date)" }
-    enum CodingKeys: String, CodingKey {
-        case team, record, by
-        case previousMinutes = "previous_minutes"
-    }
 }

@@ -22,9 +22,4 @@ struct ListPage: Encodable, Sendable {
     let lists: [ListSummary]
     /// Absent on the last page.
     let nextCursor: String?
-
-    enum CodingKeys: String, CodingKey {
-        case lists
-        case nextCursor = "next_cursor"
-    }
 }

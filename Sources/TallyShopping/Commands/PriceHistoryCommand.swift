@@ -52,14 +52,6 @@ struct PriceHistory: Encodable, Sendable {
         let price: String
         let currency: String
         let quantity: Int
-
-        enum CodingKeys: String, CodingKey {
-            case name, price, currency, quantity
-            case listID = "list_id"
-            case listName = "list_name"
-            case itemID = "item_id"
-            case purchasedAt = "purchased_at"
-        }
     }
 
     /// The name asked about, trimmed.

@@ -58,13 +58,6 @@ enum ShoppingEvent: ServiceEvent {
         let itemCount: Int
 
         var subject: String? { "\(owner)/\(listID)" }
-
-        enum CodingKeys: String, CodingKey {
-            case owner, kind, name, currency
-            case listID = "list_id"
-            case fromTemplate = "from_template"
-            case itemCount = "item_count"
-        }
     }
 
     struct ListRenamed: EventPayload {
@@ -74,12 +67,6 @@ enum ShoppingEvent: ServiceEvent {
         let previousName: String
 
         var subject: String? { "\(owner)/\(listID)" }
-
-        enum CodingKeys: String, CodingKey {
-            case owner, name
-            case listID = "list_id"
-            case previousName = "previous_name"
-        }
     }
 
     struct ListDeleted: EventPayload {
@@ -89,11 +76,6 @@ enum ShoppingEvent: ServiceEvent {
         let name: String
 
         var subject: String? { "\(owner)/\(listID)" }
-
-        enum CodingKeys: String, CodingKey {
-            case owner, kind, name
-            case listID = "list_id"
-        }
     }
 
     /// An item event: the item as it is after the change (as it was, for a removal), in the
@@ -106,11 +88,6 @@ enum ShoppingEvent: ServiceEvent {
         var changed: [String]?
 
         var subject: String? { "\(owner)/\(listID)" }
-
-        enum CodingKeys: String, CodingKey {
-            case owner, currency, item, changed
-            case listID = "list_id"
-        }
     }
 
     struct PriceChanged: EventPayload {
@@ -126,15 +103,6 @@ enum ShoppingEvent: ServiceEvent {
         let direction: String
 
         var subject: String? { "\(owner)/\(listID)" }
-
-        enum CodingKeys: String, CodingKey {
-            case owner, currency, price, direction
-            case listID = "list_id"
-            case itemID = "item_id"
-            case itemName = "item_name"
-            case previousPrice = "previous_price"
-            case previousListID = "previous_list_id"
-        }
     }
 
     struct ItemsCarriedOver: EventPayload {
@@ -144,12 +112,6 @@ enum ShoppingEvent: ServiceEvent {
         let items: [CarriedOver.Item]
 
         var subject: String? { "\(owner)/\(listID)" }
-
-        enum CodingKeys: String, CodingKey {
-            case owner, items
-            case listID = "list_id"
-            case fromListID = "from_list_id"
-        }
     }
 
     struct PreferencesChanged: EventPayload {
@@ -160,12 +122,5 @@ enum ShoppingEvent: ServiceEvent {
         let changed: [String]
 
         var subject: String? { "\(owner)/preferences" }
-
-        enum CodingKeys: String, CodingKey {
-            case owner, changed
-            case shoppingMemory = "shopping_memory"
-            case priceComparison = "price_comparison"
-            case autoRemovePurchased = "auto_remove_purchased"
-        }
     }
 }

@@ -17,18 +17,6 @@ struct ItemResult: Codable, Sendable, Equatable {
     let purchasedAt: String?
     let createdAt: String
     let updatedAt: String
-
-    enum CodingKeys: String, CodingKey {
-        case id, name, unit, purchased
-        case listID = "list_id"
-        case plannedQuantity = "planned_quantity"
-        case purchasedQuantity = "purchased_quantity"
-        case unitPrice = "unit_price"
-        case lineTotal = "line_total"
-        case purchasedAt = "purchased_at"
-        case createdAt = "created_at"
-        case updatedAt = "updated_at"
-    }
 }
 
 /// A list without its items, as `shopping.lists` and item changes show it.
@@ -45,16 +33,6 @@ struct ListSummary: Encodable, Sendable {
     let openedAt: String?
     let createdAt: String
     let updatedAt: String
-
-    enum CodingKeys: String, CodingKey {
-        case id, owner, kind, name, currency, total
-        case fromTemplate = "from_template"
-        case itemCount = "item_count"
-        case purchasedCount = "purchased_count"
-        case openedAt = "opened_at"
-        case createdAt = "created_at"
-        case updatedAt = "updated_at"
-    }
 
     /// The list's summary, from the tallies its row keeps.
     init(_ list: ListRecord) throws {
@@ -86,11 +64,7 @@ struct ListDetail: Encodable, Sendable {
     /// What shopping memory carried over into a new list; absent when nothing was.
     let carriedOver: CarriedOver?
 
-    enum CodingKeys: String, CodingKey {
-        case items
-        case hiddenItems = "hidden_items"
-        case carriedOver = "carried_over"
-    }
+    enum CodingKeys: String, CodingKey { case items, hiddenItems, carriedOver }
 
     func encode(to encoder: Encoder) throws {
         try summary.encode(to: encoder)
@@ -122,12 +96,6 @@ struct Comparison: Codable, Sendable, Equatable {
     let currency: String
     /// The list of the previous purchase.
     let previousListID: Int64?
-
-    enum CodingKeys: String, CodingKey {
-        case outcome, price, currency
-        case previousPrice = "previous_price"
-        case previousListID = "previous_list_id"
-    }
 }
 
 struct PreferencesResult: Codable, Sendable, Equatable {
@@ -135,13 +103,6 @@ struct PreferencesResult: Codable, Sendable, Equatable {
     let shoppingMemory: Bool
     let priceComparison: Bool
     let autoRemovePurchased: Bool
-
-    enum CodingKeys: String, CodingKey {
-        case owner
-        case shoppingMemory = "shopping_memory"
-        case priceComparison = "price_comparison"
-        case autoRemovePurchased = "auto_remove_purchased"
-    }
 }
 
 /// Items shopping memory carried into a new shopping list, and from which list.
@@ -153,19 +114,8 @@ struct CarriedOver: Codable, Sendable, Equatable {
         let unit: String?
         /// How many were carried: all planned when none were bought, else the shortfall.
         let quantity: Int
-
-        enum CodingKeys: String, CodingKey {
-            case name, unit, quantity
-            case itemID = "item_id"
-            case fromItemID = "from_item_id"
-        }
     }
 
     let fromListID: Int64
     let items: [Item]
-
-    enum CodingKeys: String, CodingKey {
-        case items
-        case fromListID = "from_list_id"
-    }
 }

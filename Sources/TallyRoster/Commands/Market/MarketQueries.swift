@@ -39,11 +39,6 @@ struct MarketResult: Encodable, Sendable {
     let requested: [TradeResult]
     /// Agreed changes waiting for a manager.
     let awaitingApproval: [TradeResult]
-
-    enum CodingKeys: String, CodingKey {
-        case offered, wanted, requested
-        case awaitingApproval = "awaiting_approval"
-    }
 }
 
 /// `roster.trade`: one trade and its history.
@@ -83,10 +78,4 @@ struct TradeHistoryResult: Encodable, Sendable {
     /// Who did it; absent when the service did (expiry).
     let by: PersonResult?
     let at: String
-
-    enum CodingKeys: String, CodingKey {
-        case action, by, at
-        case fromState = "from_state"
-        case toState = "to_state"
-    }
 }

@@ -55,11 +55,6 @@ struct InviteResult: Encodable, Sendable {
     let team: TeamRef
     let role: String
     let expiresAt: String
-
-    enum CodingKeys: String, CodingKey {
-        case code, team, role
-        case expiresAt = "expires_at"
-    }
 }
 
 /// `roster.join`: the caller joins the team of an invite code, with the invite's role.

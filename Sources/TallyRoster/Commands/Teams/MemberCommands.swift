@@ -79,12 +79,6 @@ struct RemovalResult: Encodable, Sendable {
     let openedShifts: [Int64]
     /// Their open trades: withdrawn, or (offers they had taken) back on the marketplace.
     let affectedTrades: [Int64]
-
-    enum CodingKeys: String, CodingKey {
-        case member
-        case openedShifts = "opened_shifts"
-        case affectedTrades = "affected_trades"
-    }
 }
 
 /// A team always has a manager: someone has to approve its changes.

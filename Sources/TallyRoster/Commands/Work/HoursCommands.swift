@@ -113,12 +113,6 @@ struct HoursRecordResult: Encodable, Sendable {
     let minutes: Int
     let recordedBy: PersonResult
     let recordedAt: String
-
-    enum CodingKeys: String, CodingKey {
-        case shift, worker, minutes
-        case recordedBy = "recorded_by"
-        case recordedAt = "recorded_at"
-    }
 }
 
 struct HoursTotalResult: Encodable, Sendable {
@@ -126,9 +120,7 @@ struct HoursTotalResult: Encodable, Sendable {
     let minutes: Int
     let shifts: Int
 
-    enum CodingKeys: String, CodingKey {
-        case minutes, shifts
-    }
+    enum CodingKeys: String, CodingKey { case minutes, shifts }
 
     /// The person's fields, then the totals, in one object.
     func encode(to encoder: Encoder) throws {
@@ -148,10 +140,4 @@ struct HoursResult: Encodable, Sendable {
     let totalMinutes: Int
     /// The records behind the totals, in order of start.
     let records: [HoursRecordResult]
-
-    enum CodingKeys: String, CodingKey {
-        case from, to, people, records
-        case teamID = "team_id"
-        case totalMinutes = "total_minutes"
-    }
 }

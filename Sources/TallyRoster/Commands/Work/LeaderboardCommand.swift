@@ -48,11 +48,6 @@ struct LeaderboardResult: Encodable, Sendable {
     let to: String
     /// Every member, and anyone else who earned points in the period; most points first.
     let entries: [LeaderboardEntry]
-
-    enum CodingKeys: String, CodingKey {
-        case from, to, entries
-        case teamID = "team_id"
-    }
 }
 
 struct LeaderboardEntry: Encodable, Sendable {
@@ -62,10 +57,7 @@ struct LeaderboardEntry: Encodable, Sendable {
     /// Shifts covered for colleagues or worked when open, less those given away again.
     let shiftsCovered: Int
 
-    enum CodingKeys: String, CodingKey {
-        case rank, points
-        case shiftsCovered = "shifts_covered"
-    }
+    enum CodingKeys: String, CodingKey { case rank, points, shiftsCovered }
 
     /// The person's fields beside the rank and points, in one object.
     func encode(to encoder: Encoder) throws {

@@ -132,12 +132,4 @@ struct TradeResult: Codable, Sendable {
     let note: String?
     let createdAt: String
     let updatedAt: String
-
-    enum CodingKeys: String, CodingKey {
-        case id, kind, state, shift, from, to, note
-        case teamID = "team_id"
-        case withShift = "with_shift"
-        case createdAt = "created_at"
-        case updatedAt = "updated_at"
-    }
 }

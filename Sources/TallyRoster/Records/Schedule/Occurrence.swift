@@ -70,15 +70,6 @@ struct SlotResult: Codable, Sendable {
         minutes = slot.minutes
         position = shift.position
     }
-
-    enum CodingKeys: String, CodingKey {
-        case date, weekday, minutes, position
-        case shiftID = "shift_id"
-        case teamID = "team_id"
-        case startsAt = "starts_at"
-        case endsAt = "ends_at"
-        case timeZone = "time_zone"
-    }
 }
 
 /// An occurrence in a schedule: its slot's fields, and who works it.
@@ -92,10 +83,7 @@ struct OccurrenceResult: Encodable, Sendable {
     let scheduledAssignee: PersonResult?
     let trade: OpenTradeResult?
 
-    enum CodingKeys: String, CodingKey {
-        case status, assignee, trade
-        case scheduledAssignee = "scheduled_assignee"
-    }
+    enum CodingKeys: String, CodingKey { case status, assignee, trade, scheduledAssignee }
 
     func encode(to encoder: Encoder) throws {
         try slot.encode(to: encoder)

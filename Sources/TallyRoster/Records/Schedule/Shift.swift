@@ -170,12 +170,4 @@ struct ShiftResult: Codable, Sendable {
     let until: String?
     let createdAt: String
     let updatedAt: String
-
-    enum CodingKeys: String, CodingKey {
-        case id, repeats, weekday, start, end, position, assignee, from, until
-        case teamID = "team_id"
-        case durationMinutes = "duration_minutes"
-        case createdAt = "created_at"
-        case updatedAt = "updated_at"
-    }
 }

@@ -111,22 +111,10 @@ struct MemberResult: Codable, Sendable {
     let displayName: String
     let role: String
     let joinedAt: String
-
-    enum CodingKeys: String, CodingKey {
-        case username, role
-        case userID = "user_id"
-        case displayName = "display_name"
-        case joinedAt = "joined_at"
-    }
 }
 
 /// A person named in a result: who works a shift, who offered it.
 struct PersonResult: Codable, Sendable, Equatable {
     let userID: String
     let displayName: String
-
-    enum CodingKeys: String, CodingKey {
-        case userID = "user_id"
-        case displayName = "display_name"
-    }
 }

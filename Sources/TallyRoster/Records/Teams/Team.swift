@@ -102,15 +102,6 @@ struct TeamResult: Codable, Sendable {
     let role: String?
     let createdAt: String
     let updatedAt: String
-
-    enum CodingKeys: String, CodingKey {
-        case id, name, role
-        case timeZone = "time_zone"
-        case requiresApproval = "requires_approval"
-        case hoursMarginMinutes = "hours_margin_minutes"
-        case createdAt = "created_at"
-        case updatedAt = "updated_at"
-    }
 }
 
 /// A team named inside another result or an event.

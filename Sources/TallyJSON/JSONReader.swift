@@ -46,7 +46,7 @@ public struct JSONReader {
     /// with `value()` to build it or `skipValue()` to check it and learn only its type. So a reader
     /// that needs a few members, or only the type of one (the gateway and `args`), pays nothing for
     /// the rest. Returns false, having checked the whole document, when it is not an object.
-    static func readMembers(
+    public static func readMembers(
         of data: Data, _ visit: (String, inout JSONReader) throws(SyntaxError) -> Void
     ) throws(SyntaxError) -> Bool {
         let result: Result<Bool, SyntaxError> = data.withUnsafeBytes { buffer in
@@ -79,7 +79,7 @@ public struct JSONReader {
     // MARK: Values
 
     /// The value at the reading position, built.
-    mutating func value() throws(SyntaxError) -> JSONValue {
+    public mutating func value() throws(SyntaxError) -> JSONValue {
         guard index < bytes.count else { throw failure() }
         switch bytes[index] {
         case UInt8(ascii: "{"): return try object()
@@ -156,7 +156,7 @@ public struct JSONReader {
 
     /// Checks the value at the reading position without building it; returns an empty value of its
     /// type (numbers, booleans and null are cheap, and built).
-    mutating func skipValue() throws(SyntaxError) -> JSONValue {
+    public mutating func skipValue() throws(SyntaxError) -> JSONValue {
         guard index < bytes.count else { throw failure() }
         switch bytes[index] {
         case UInt8(ascii: "{"), UInt8(ascii: "["):

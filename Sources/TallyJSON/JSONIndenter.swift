@@ -2,8 +2,8 @@ import Foundation
 
 /// Indents compact JSON for a terminal without reordering keys (a decode and re-encode would
 /// sort or shuffle them).
-enum JSONIndenter {
-    static func indent(_ json: Data, width: Int = 2) -> Data {
+public enum JSONIndenter {
+    public static func indent(_ json: Data, width: Int = 2) -> Data {
         var out: [UInt8] = []
         out.reserveCapacity(json.count * 2)
         var depth = 0

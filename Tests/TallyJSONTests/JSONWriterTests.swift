@@ -2,13 +2,23 @@ import Foundation
 import TallyTesting
 import Testing
 
+@testable import TallyJSON
 @testable import TallyProtocol
 
-/// `TallyJSON` must write exactly the bytes `JSONEncoder.tally` writes: replies are byte-for-byte
-/// stable, and the contract says so.
+/// `TallyJSON` must write exactly the bytes Foundation's `JSONEncoder` writes with sorted keys,
+/// slashes unescaped and snake_case keys (what Tally wrote with it before): replies, stored
+/// results and files are byte-for-byte stable, and the contract says so.
 @Suite struct JSONWriterTests {
+    /// Foundation's encoder set up as Tally's wire format: the reference `TallyJSON` is held to.
+    static let foundation: JSONEncoder = {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        encoder.keyEncodingStrategy = .convertToSnakeCase
+        return encoder
+    }()
+
     private func expectSameBytes<T: Encodable>(_ value: T, _ comment: String = "") throws {
-        let expected = try JSONEncoder.tally.encode(value)
+        let expected = try Self.foundation.encode(value)
         let actual = try TallyJSON.encode(value)
         #expect(
             actual == expected,
@@ -32,10 +42,12 @@ import Testing
         let ratio: Double
         let labels: [String: Int]
         let nested: [[Int]]
+        let requestID: String
+        let previousListID: Int
+        let p50Ms: Double?
 
         enum CodingKeys: String, CodingKey {
-            case currency, split, rounded, note, parts, money, ratio, labels, nested, missing
-            case tipBase = "tip_base"
+            case currency, tipBase, split, rounded, note, missing, parts, money, ratio, labels, nested, requestID, previousListID, p50Ms
         }
 
         func encode(to encoder: Encoder) throws {
@@ -51,6 +63,9 @@ import Testing
             try container.encode(ratio, forKey: .ratio)
             try container.encode(labels, forKey: .labels)
             try container.encode(nested, forKey: .nested)
+            try container.encode(requestID, forKey: .requestID)
+            try container.encode(previousListID, forKey: .previousListID)
+            try container.encode(p50Ms, forKey: .p50Ms)
         }
     }
 
@@ -58,7 +73,8 @@ import Testing
         try expectSameBytes(Bill(
             currency: "USD", tipBase: "84.00", split: 3, rounded: true, note: nil, missing: nil,
             parts: [.init(base: "28.00", tip: "5.04"), .init(base: "28.00", tip: "5.04")], money: -170_141_183_460_469_231_731_687_303_715_884_105_728,
-            ratio: 0.1, labels: ["b": 2, "a": 1, "B": 3, "a10": 4, "a9": 5, "é": 6, "_": 7], nested: [[1, 2], [], [3]]))
+            ratio: 0.1, labels: ["b": 2, "a": 1, "B": 3, "a10": 4, "a9": 5, "é": 6, "_": 7, "USD": 8, "en_GB": 9], nested: [[1, 2], [], [3]],
+            requestID: "r-1", previousListID: 7, p50Ms: 1.5))
     }
 
     /// A key encoded twice (a custom `encode(to:)` may): Foundation keeps the last value.
@@ -93,7 +109,7 @@ import Testing
     /// fail, not store `null`).
     @Test func refusesWhatJSONEncoderRefuses() {
         for value: JSONValue in [.number(.nan), ["a": [.number(.infinity)]], [.number(-.infinity)]] {
-            #expect(throws: (any Error).self) { try JSONEncoder.tally.encode(value) }
+            #expect(throws: (any Error).self) { try Self.foundation.encode(value) }
             #expect(throws: (any Error).self) { try TallyJSON.encode(value) }
         }
         #expect(throws: (any Error).self) { try TallyJSON.encode([Double.nan]) }
@@ -110,7 +126,7 @@ import Testing
         let error = TallyError(.notFound, "no \u{1}such \"thing\" /here", field: "args.items[2]")
         var written: [UInt8] = []
         error.write(into: &written)
-        #expect(Data(written) == (try JSONEncoder.tally.encode(error)))
+        #expect(Data(written) == (try Self.foundation.encode(error)))
         let reply = Reply.failure(id: "r/1\n", error: error)
         #expect(String(decoding: reply, as: UTF8.self).hasPrefix(#"{"id":"r/1\n","ok":false,"error":{"code":"not_found""#))
     }

@@ -43,9 +43,11 @@ extension JSONValue: Codable {
         }
     }
 
+    /// For decoders other than `TallyJSON`'s, which hands a `JSONValue` over as it is.
     public init(from decoder: Decoder) throws {
         guard decoder.codingPath.count < Self.maximumDepth else {
-            throw TallyError.invalidArgument("JSON nested more than \(Self.maximumDepth) levels deep is refused")
+            throw DecodingError.dataCorrupted(
+                .init(codingPath: decoder.codingPath, debugDescription: "JSON nested more than \(Self.maximumDepth) levels deep is refused"))
         }
         let container = try decoder.singleValueContainer()
         if container.decodeNil() {

@@ -2,7 +2,7 @@ import Foundation
 import Synchronization
 import Testing
 
-import TallyProtocol
+@testable import TallyProtocol
 
 @Suite struct JSONValueTests {
     private func nested(objects depth: Int) -> Data {
@@ -21,8 +21,11 @@ import TallyProtocol
 
     @Test func deeperNestingIsRefusedWithItsReason() {
         for document in [nested(objects: JSONValue.maximumDepth + 1), nested(arrays: JSONValue.maximumDepth + 1)] {
-            #expect(throws: TallyError.invalidArgument("JSON nested more than 64 levels deep is refused")) {
+            #expect {
                 try JSONDecoder().decode(JSONValue.self, from: document)
+            } throws: { error in
+                guard case .dataCorrupted(let context) = error as? DecodingError else { return false }
+                return context.debugDescription == "JSON nested more than 64 levels deep is refused"
             }
         }
     }
@@ -39,7 +42,7 @@ import TallyProtocol
                 return "\(error)"
             }
         }
-        #expect(outcome == "invalid_argument: JSON nested more than 64 levels deep is refused")
+        #expect(outcome?.contains("JSON nested more than 64 levels deep is refused") == true, "\(outcome ?? "")")
     }
 
     /// Requests are read on the gateway's and the workers' socket threads, whose stacks are 1 MiB:

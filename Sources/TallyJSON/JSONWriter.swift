@@ -1,13 +1,17 @@
 import Foundation
 
-/// Writes `Encodable` values as Tally puts JSON on the wire: compact, the keys of every object in
-/// sorted order, `/` not escaped. Byte for byte what `JSONEncoder.tally` writes, without its
-/// generic boxing: how every reply body is encoded.
+/// Writes `Encodable` values as Tally puts JSON on the wire and in its files: compact, the keys of
+/// every object in sorted order, `/` not escaped, property names as `JSONKeyNaming` names them
+/// (`listID` is `list_id`). The one JSON writer of the project: every reply body, stored result,
+/// event, token and file is written here, and read back with `TallyJSON.decode` or `JSONReader`.
 ///
 /// Values are first collected into a small tree (objects must be complete before their keys can
 /// be sorted), then written out in one pass; a `JSONSelfWriting` value at the top writes itself
-/// instead. `Double`, `Float`, `Date`, `Data`, `URL` and `Decimal`
-/// are written by `JSONEncoder.tally` itself, so their formats stay Foundation's.
+/// instead. Types whose `Codable` form is not how JSON carries them keep the formats Foundation's
+/// `JSONEncoder` gives them by default, so files written before read the same: a `Double` in its
+/// shortest form (`1` for 1.0, `1e-07`), `Data` as Base64, a `URL` as its absolute string, a
+/// `Decimal` as a number, a `Date` as its seconds since 2001 (its own `Codable` form). Money never
+/// uses any of them (it is a decimal string).
 public enum TallyJSON {
     public static func encode<T: Encodable>(_ value: T) throws -> Data {
         var out: [UInt8] = []
@@ -69,24 +73,27 @@ enum JSONNode {
         if T.self == Bool.self { return .bool(unsafeBitCast(value, to: Bool.self)) }
         if T.self == Int64.self { return .integer(unsafeBitCast(value, to: Int64.self)) }
         if T.self == JSONValue.self { return .value(value as! JSONValue) }
-        if T.self == Double.self || T.self == Float.self || T.self == Date.self || T.self == Data.self || T.self == URL.self
-            || T.self == Decimal.self
-        {
-            return .raw(Array(try JSONEncoder.tally.encode(value)))
+        if T.self == Double.self { return .raw(try number(value as! Double, parent: parent, key: key)) }
+        if T.self == Float.self { return .raw(try number(value as! Float, parent: parent, key: key)) }
+        if T.self == Data.self { return .string((value as! Data).base64EncodedString()) }
+        if T.self == URL.self { return .string((value as! URL).absoluteString) }
+        if T.self == Decimal.self { return .raw(Array((value as! Decimal).description.utf8)) }
+        if let dictionary = value as? any EncodableStringDictionary {
+            return try dictionary.jsonNode(parent: parent, key: key)
         }
         let encoder = NodeEncoder(parent: parent, key: key)
         try value.encode(to: encoder)
         return encoder.node ?? .object(ObjectBox())
     }
 
-    /// Writes `value`, its objects' keys in sorted order. Throws where `JSONEncoder.tally` throws:
-    /// a number that is not finite has no JSON.
+    /// Writes `value`, its objects' keys in sorted order (and as they are: they are data). Throws
+    /// where Foundation's `JSONEncoder` throws: a number that is not finite has no JSON.
     static func write(_ value: JSONValue, into out: inout [UInt8]) throws {
         switch value {
         case .null: out.append(contentsOf: "null".utf8)
         case .bool(let flag): out.append(contentsOf: (flag ? "true" : "false").utf8)
         case .integer(let number): writeInteger(number, into: &out)
-        case .number(let number): out.append(contentsOf: try JSONEncoder.tally.encode(number))
+        case .number(let number): out.append(contentsOf: try Self.number(number, parent: nil, key: nil))
         case .string(let text): writeString(text, into: &out)
         case .array(let elements):
             out.append(UInt8(ascii: "["))
@@ -99,7 +106,7 @@ enum JSONNode {
             out.append(UInt8(ascii: "{"))
             // Keys are unique in a dictionary; sorted as `sortMembers` sorts them.
             var first = true
-            for member in members.sorted(by: { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }) {
+            for member in members.sorted(by: { keyPrecedes($0.key, $1.key) }) {
                 if !first { out.append(UInt8(ascii: ",")) }
                 first = false
                 writeString(member.key, into: &out)
@@ -108,6 +115,20 @@ enum JSONNode {
             }
             out.append(UInt8(ascii: "}"))
         }
+    }
+
+    /// A floating-point number in its shortest form that reads back the same, without a `.0`
+    /// (as Foundation writes it); one that is not finite has no JSON and is refused.
+    static func number<F: BinaryFloatingPoint & LosslessStringConvertible>(
+        _ number: F, parent: NodeEncoder?, key: CodingKey?
+    ) throws -> [UInt8] {
+        guard number.isFinite else {
+            let path = (parent?.codingPath ?? []) + (key.map { [$0] } ?? [])
+            throw EncodingError.invalidValue(number, .init(codingPath: path, debugDescription: "Unable to encode \(F.self).\(number) directly in JSON."))
+        }
+        var text = number.description
+        if text.hasSuffix(".0") { text.removeLast(2) }
+        return Array(text.utf8)
     }
 
     func write(into out: inout [UInt8]) throws {
@@ -144,23 +165,50 @@ enum JSONNode {
 
     /// Puts an object's members in key order, in place: keys compared byte by byte in UTF-8 (Unicode
     /// scalar order, without normalising, as Foundation sorts them); of a key encoded twice, the
-    /// last value stays. An insertion sort: objects have a handful of members, often in order already.
+    /// last value stays. An insertion sort (stable: objects have a handful of members, often in
+    /// order already), run on the array taken out of its box, so that moving members costs no
+    /// reference counting or exclusivity checks.
     private static func sortMembers(_ box: ObjectBox) {
-        func precedes(_ a: String, _ b: String) -> Bool { a.utf8.lexicographicallyPrecedes(b.utf8) }
-        var index = 1
-        while index < box.members.count {
-            var position = index
-            while position > 0 && precedes(box.members[position].key, box.members[position - 1].key) {
-                box.members.swapAt(position, position - 1)
-                position -= 1
+        guard box.members.count > 1 else { return }
+        var members: [(key: String, value: JSONNode)] = []
+        swap(&members, &box.members)
+        let duplicates = members.withUnsafeMutableBufferPointer { buffer in
+            for index in 1..<buffer.count {
+                var position = index
+                while position > 0 && keyPrecedes(buffer[position].key, buffer[position - 1].key) {
+                    buffer.swapAt(position, position - 1)
+                    position -= 1
+                }
             }
-            // Equal keys stay in the order they were encoded; the earlier one goes.
-            if position > 0 && box.members[position].key.utf8.elementsEqual(box.members[position - 1].key.utf8) {
-                box.members.remove(at: position - 1)
-                continue
-            }
-            index += 1
+            return (1..<buffer.count).contains { !keyPrecedes(buffer[$0 - 1].key, buffer[$0].key) }
         }
+        if duplicates {
+            // Equal keys stay in the order they were encoded; the earlier ones go.
+            var kept: [(key: String, value: JSONNode)] = []
+            kept.reserveCapacity(members.count)
+            for member in members {
+                if let last = kept.last, !keyPrecedes(last.key, member.key) { kept.removeLast() }
+                kept.append(member)
+            }
+            members = kept
+        }
+        swap(&members, &box.members)
+    }
+
+    /// Whether key `a` sorts before `b`, byte by byte in UTF-8, compared in place rather than
+    /// through the generic `lexicographicallyPrecedes`.
+    static func keyPrecedes(_ a: String, _ b: String) -> Bool {
+        let result = a.utf8.withContiguousStorageIfAvailable { left in
+            b.utf8.withContiguousStorageIfAvailable { right -> Bool in
+                let common = min(left.count, right.count)
+                if common > 0, let l = left.baseAddress, let r = right.baseAddress {
+                    let order = memcmp(l, r, common)
+                    if order != 0 { return order < 0 }
+                }
+                return left.count < right.count
+            }
+        }
+        return (result ?? nil) ?? a.utf8.lexicographicallyPrecedes(b.utf8)
     }
 
     private func writeString(_ text: String, into out: inout [UInt8]) { Self.writeString(text, into: &out) }
@@ -245,29 +293,13 @@ final class NodeEncoder: Encoder {
     func singleValueContainer() -> SingleValueEncodingContainer { SingleNodeContainer(encoder: self) }
 }
 
-private struct IndexKey: CodingKey {
-    let intValue: Int?
-    var stringValue: String { "Index \(intValue ?? 0)" }
-    init(_ index: Int) { intValue = index }
-    init?(stringValue: String) { nil }
-    init?(intValue: Int) { self.intValue = intValue }
-}
-
-private struct SuperKey: CodingKey {
-    var stringValue: String { "super" }
-    var intValue: Int? { nil }
-    init() {}
-    init?(stringValue: String) {}
-    init?(intValue: Int) { nil }
-}
-
 private struct KeyedNodeContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
     let encoder: NodeEncoder
     let box: JSONNode.ObjectBox
 
     var codingPath: [CodingKey] { encoder.codingPath }
 
-    private func add(_ key: Key, _ node: JSONNode) { box.members.append((key.stringValue, node)) }
+    private func add(_ key: Key, _ node: JSONNode) { box.members.append((JSONKeyNaming.key(key.stringValue), node)) }
 
     mutating func encodeNil(forKey key: Key) throws { add(key, .null) }
     mutating func encode(_ value: Bool, forKey key: Key) throws { add(key, .bool(value)) }
@@ -284,8 +316,8 @@ private struct KeyedNodeContainer<Key: CodingKey>: KeyedEncodingContainerProtoco
     mutating func encode(_ value: UInt64, forKey key: Key) throws { add(key, .unsigned(value)) }
     mutating func encode(_ value: Int128, forKey key: Key) throws { add(key, .wide(String(value))) }
     mutating func encode(_ value: UInt128, forKey key: Key) throws { add(key, .wide(String(value))) }
-    mutating func encode(_ value: Double, forKey key: Key) throws { add(key, .raw(Array(try JSONEncoder.tally.encode(value)))) }
-    mutating func encode(_ value: Float, forKey key: Key) throws { add(key, .raw(Array(try JSONEncoder.tally.encode(value)))) }
+    mutating func encode(_ value: Double, forKey key: Key) throws { add(key, .raw(try JSONNode.number(value, parent: encoder, key: key))) }
+    mutating func encode(_ value: Float, forKey key: Key) throws { add(key, .raw(try JSONNode.number(value, parent: encoder, key: key))) }
     mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws {
         add(key, try JSONNode.make(value, parent: encoder, key: key))
     }
@@ -303,7 +335,7 @@ private struct KeyedNodeContainer<Key: CodingKey>: KeyedEncodingContainerProtoco
     }
 
     mutating func superEncoder() -> Encoder {
-        let sub = NodeEncoder(parent: encoder, key: SuperKey())
+        let sub = NodeEncoder(parent: encoder, key: JSONKey("super"))
         box.members.append(("super", .pending(sub)))
         return sub
     }
@@ -339,28 +371,28 @@ private struct UnkeyedNodeContainer: UnkeyedEncodingContainer {
     mutating func encode(_ value: UInt64) throws { add(.unsigned(value)) }
     mutating func encode(_ value: Int128) throws { add(.wide(String(value))) }
     mutating func encode(_ value: UInt128) throws { add(.wide(String(value))) }
-    mutating func encode(_ value: Double) throws { add(.raw(Array(try JSONEncoder.tally.encode(value)))) }
-    mutating func encode(_ value: Float) throws { add(.raw(Array(try JSONEncoder.tally.encode(value)))) }
+    mutating func encode(_ value: Double) throws { add(.raw(try JSONNode.number(value, parent: encoder, key: JSONKey(index: count)))) }
+    mutating func encode(_ value: Float) throws { add(.raw(try JSONNode.number(value, parent: encoder, key: JSONKey(index: count)))) }
     mutating func encode<T: Encodable>(_ value: T) throws {
-        add(try JSONNode.make(value, parent: encoder, key: IndexKey(count)))
+        add(try JSONNode.make(value, parent: encoder, key: JSONKey(index: count)))
     }
 
     mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type) -> KeyedEncodingContainer<NestedKey> {
         let nested = JSONNode.ObjectBox()
-        let key = IndexKey(count)
+        let key = JSONKey(index: count)
         add(.object(nested))
         return KeyedEncodingContainer(KeyedNodeContainer<NestedKey>(encoder: NodeEncoder(parent: encoder, key: key), box: nested))
     }
 
     mutating func nestedUnkeyedContainer() -> UnkeyedEncodingContainer {
         let nested = JSONNode.ArrayBox()
-        let key = IndexKey(count)
+        let key = JSONKey(index: count)
         add(.array(nested))
         return UnkeyedNodeContainer(encoder: NodeEncoder(parent: encoder, key: key), box: nested)
     }
 
     mutating func superEncoder() -> Encoder {
-        let sub = NodeEncoder(parent: encoder, key: IndexKey(count))
+        let sub = NodeEncoder(parent: encoder, key: JSONKey(index: count))
         add(.pending(sub))
         return sub
     }
@@ -388,8 +420,8 @@ private struct SingleNodeContainer: SingleValueEncodingContainer {
     mutating func encode(_ value: UInt64) throws { set(.unsigned(value)) }
     mutating func encode(_ value: Int128) throws { set(.wide(String(value))) }
     mutating func encode(_ value: UInt128) throws { set(.wide(String(value))) }
-    mutating func encode(_ value: Double) throws { set(.raw(Array(try JSONEncoder.tally.encode(value)))) }
-    mutating func encode(_ value: Float) throws { set(.raw(Array(try JSONEncoder.tally.encode(value)))) }
+    mutating func encode(_ value: Double) throws { set(.raw(try JSONNode.number(value, parent: encoder, key: nil))) }
+    mutating func encode(_ value: Float) throws { set(.raw(try JSONNode.number(value, parent: encoder, key: nil))) }
     mutating func encode<T: Encodable>(_ value: T) throws {
         set(try JSONNode.make(value, parent: encoder, key: nil))
     }

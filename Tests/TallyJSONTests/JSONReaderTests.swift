@@ -2,7 +2,7 @@ import Foundation
 import TallyTesting
 import Testing
 
-@testable import TallyProtocol
+@testable import TallyJSON
 
 /// `JSONReader` must accept what Foundation's `JSONDecoder` accepts into a `JSONValue`, and read it
 /// to the same value: it replaced Foundation on the request path, and no reply may change. It is
@@ -129,7 +129,7 @@ import Testing
         var random = SplitMix64(seed: 0x7A11_4EAD)
         for round in 0..<400 {
             let value = JSONValue.random(using: &random, depth: 3)
-            let text = try JSONEncoder().encode(value)
+            let text = try TallyJSON.encode(value)
             expectAgreement(text, "round \(round): \(String(decoding: text, as: UTF8.self))")
             for _ in 0..<8 {
                 var mutated = [UInt8](text)
