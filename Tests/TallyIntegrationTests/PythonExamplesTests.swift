@@ -38,7 +38,9 @@ struct PythonExamplesTests {
             let demo = try stack.launch(
                 "python-client",
                 ["python3", PythonExamples.client.path, "--gateway", nowhere, "--gateway", stack.frontend, "--username", "ann",
-                 "--password", "correct horse battery staple", "--timeout", "3"] + keys("client"),
+                 // Ten seconds a try: a login hashes a password, and on a loaded two-core CI machine
+                 // three seconds ran out before it was done.
+                 "--password", "correct horse battery staple", "--timeout", "10"] + keys("client"),
                 environment: PythonExamples.environment, program: PythonExamples.env)
             #expect(await demo.waitForExit(timeout: .seconds(120)))
             let log = demo.log
