@@ -21,7 +21,7 @@ let package = Package(
         // flags stay out of this build).
         .library(name: "TallyModules", targets: [
             "ZeroMQ", "TallyJSON", "TallyProtocol", "TallyMoney", "TallyStorage", "TallyWorker", "TallyGateway", "TallyCurrency",
-            "TallyNotifier", "TallyAuth", "TallyTransportSecurity", "TallyIdentity", "TallyCatalog",
+            "TallyClient", "TallyNotifier", "TallyAuth", "TallyTransportSecurity", "TallyIdentity", "TallyCatalog",
         ]),
     ],
     dependencies: [
@@ -156,10 +156,13 @@ let package = Package(
             .product(name: "DequeModule", package: "swift-collections"),
             .product(name: "HeapModule", package: "swift-collections"),
         ]),
-        // A client for other Swift programs: Lazy Pirate request/reply over a REQ socket.
+        // Tally's clients, for `tally` and other Swift programs: Lazy Pirate request/reply over a
+        // REQ socket, and the alert stream (`tally watch`): the notifier's PUB socket joined to
+        // `alerts.list` without gaps or repeats, and the alert types both sides read.
         .target(name: "TallyClient", dependencies: ["ZeroMQ", "TallyProtocol"]),
         // The notifier: every service's events in, alerts by rule out (notifier.sqlite, a PUB
-        // socket, and the `alerts` service); catch-up through the gateway; the `tally watch` stream.
+        // socket, and the `alerts` service); catch-up through the gateway. (`tally watch`'s side
+        // of the alert stream is TallyClient's.)
         .target(name: "TallyNotifier", dependencies: [
             "ZeroMQ", "TallyProtocol", "TallyStorage", "TallyWorker", "TallyClient", "TallyLifecycle", "TallyTracing",
             .product(name: "Tracing", package: "swift-distributed-tracing"),
@@ -207,7 +210,7 @@ let package = Package(
         ]),
         // Throughput and latency of a running stack: speed is measured here, never in tests.
         .executableTarget(name: "TallyBenchmark", dependencies: [
-            "ZeroMQ", "TallyProtocol", "TallyStorage", "TallyTesting", "TallyAuth", "TallyNotifier", "TallyShopping", "TallyCatalog",
+            "ZeroMQ", "TallyProtocol", "TallyStorage", "TallyTesting", "TallyAuth", "TallyClient", "TallyShopping", "TallyCatalog",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Histogram", package: "hdrhistogram-swift"),
         ]),
@@ -240,8 +243,9 @@ let package = Package(
         .testTarget(name: "TallyRosterTests", dependencies: [
             "TallyRoster", "TallyNotifier", "TallyProtocol", "TallyStorage", "TallyTesting",
         ]),
+        .testTarget(name: "TallyClientTests", dependencies: ["TallyClient", "TallyProtocol"]),
         .testTarget(name: "TallyNotifierTests", dependencies: [
-            "TallyNotifier", "TallyProtocol", "TallyStorage", "TallyTesting", .product(name: "Logging", package: "swift-log"),
+            "TallyNotifier", "TallyClient", "TallyProtocol", "TallyStorage", "TallyTesting", .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "TallyAuthTests", dependencies: [
             "TallyAuth", "TallyProtocol", "TallyWorker", "TallyTesting", .product(name: "Logging", package: "swift-log"),

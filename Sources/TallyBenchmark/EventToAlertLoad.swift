@@ -1,6 +1,6 @@
 import Foundation
 import Histogram
-import TallyNotifier
+import TallyClient
 import TallyProtocol
 import ZeroMQ
 

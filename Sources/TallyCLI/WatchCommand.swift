@@ -5,7 +5,6 @@ import ServiceLifecycle
 import TallyAuth
 import TallyClient
 import TallyLifecycle
-import TallyNotifier
 import TallyProtocol
 import ZeroMQ
 

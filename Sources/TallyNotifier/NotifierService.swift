@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import ServiceLifecycle
+import TallyClient
 import TallyLifecycle
 import TallyProtocol
 import TallyTracing

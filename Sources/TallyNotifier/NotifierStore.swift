@@ -1,4 +1,5 @@
 import Foundation
+import TallyClient
 import TallyProtocol
 import TallyStorage
 
@@ -289,19 +290,3 @@ public final class NotifierStore: Sendable {
 /// Thrown inside an event's savepoint when its source's progress counts in another epoch, so
 /// the savepoint undoes it; reported as `NotifierStore.Outcome.otherEpoch`.
 struct OtherEpoch: Error {}
-
-/// One page of `alerts.list`.
-public struct AlertPage: Codable, Sendable, Equatable {
-    public var alerts: [Alert]
-    /// The highest alert sequence stored, of any kind or owner, when the page was read: a client
-    /// that has everything up to here (matching its filter) has missed nothing.
-    public var lastSequence: Int64
-    /// Whether more alerts match after the last one of this page; ask again with `after` set to its sequence.
-    public var more: Bool
-
-    public init(alerts: [Alert], lastSequence: Int64, more: Bool) {
-        self.alerts = alerts
-        self.lastSequence = lastSequence
-        self.more = more
-    }
-}

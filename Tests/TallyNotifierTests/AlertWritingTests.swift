@@ -1,4 +1,5 @@
 import Foundation
+import TallyClient
 import TallyNotifier
 import TallyProtocol
 import Testing

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import TallyClient
 import TallyNotifier
 import TallyProtocol
 import Testing

@@ -1,6 +1,6 @@
 import Foundation
 import FuzzSupport
-import TallyNotifier
+import TallyClient
 import TallyProtocol
 
 /// What `tally watch` reads, one message per line, in the order it reads them: a live alert

@@ -1,5 +1,6 @@
 import Foundation
 import FuzzSupport
+import TallyClient
 import TallyNotifier
 import TallyProtocol
 

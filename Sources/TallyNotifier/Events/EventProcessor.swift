@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import TallyClient
 import TallyProtocol
 import TallyTracing
 import Tracing

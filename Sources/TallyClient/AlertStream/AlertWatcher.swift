@@ -1,5 +1,4 @@
 import Foundation
-import TallyClient
 import TallyProtocol
 import ZeroMQ
 

@@ -1,4 +1,5 @@
 import Foundation
+import TallyClient
 import TallyProtocol
 import TallyWorker
 

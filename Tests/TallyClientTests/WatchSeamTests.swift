@@ -1,4 +1,4 @@
-import TallyNotifier
+import TallyClient
 import TallyProtocol
 import Testing
 
