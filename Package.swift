@@ -93,6 +93,7 @@ let package = Package(
             "TallyProtocol",
             .product(name: "GRDB", package: "GRDB.swift"),
             .product(name: "Metrics", package: "swift-metrics"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),
         // The PostgreSQL engine (postgres-nio), in a module of its own so that SwiftNIO stays out of
         // TallyStorage and every SQLite-only module.
@@ -175,6 +176,7 @@ let package = Package(
         .target(name: "TallyCatalog", dependencies: [
             "TallyProtocol", "TallyStorage", "TallyWorker", "TallyCalc", "TallyAccounts", "TallyCurrency", "TallyShopping",
             "TallyRoster", "TallyNotifier", "TallyIdentity", "TallyAuth", "TallyPostgres", "TallyTracing",
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),
         // The one-time copy of a deployment's SQLite files into PostgreSQL (`tally migrate-data`):
         // every service's database, from one snapshot, in one transaction.

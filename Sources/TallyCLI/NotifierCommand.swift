@@ -130,8 +130,9 @@ struct NotifierCommand: AsyncParsableCommand {
             keys: gatewayCurve?.keys, binding: [eventsEndpoint, alertsEndpoint], process: "notifier",
             connections: notifier.connections, context: context, logger: logger)
         let guards: [any Service] = security.map { security in [SocketLoopService(name: "zap", security.handler.serve), security.reloader] } ?? []
+        // The database's own services (SQLite's checkpointer) first, so that they stop last.
         try await process.runServices(
-            guards + [
+            store.engine.backgroundServices + guards + [
                 notifier,
                 WorkerService(
                     handler: AlertsService(store: store),

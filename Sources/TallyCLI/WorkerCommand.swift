@@ -84,7 +84,7 @@ struct WorkerCommand: AsyncParsableCommand {
         options.signingKey = signingKey
         let verifier = try keys.verifier(dataDirectory: dataDirectory.path, extra: signingKey.map { [$0.verificationKey] } ?? [], logger: logger)
         let middleware = ServiceCatalog.middleware(verifier: verifier, tracer: tracer, inner: faultMiddleware)
-        guard let handler = try ServiceCatalog.handler(named: service, data: try database.location(dataDirectory: dataDirectory.path), options: options) else {
+        guard let opened = try ServiceCatalog.open(service, data: try database.location(dataDirectory: dataDirectory.path), options: options) else {
             throw ValidationError("unknown service '\(service)'")
         }
         let configuration = WorkerConfiguration(
@@ -92,14 +92,15 @@ struct WorkerCommand: AsyncParsableCommand {
             liveness: heartbeat.liveness, maximumMessageBytes: maxMessageBytes, curve: try curve.gateway())
         let readiness = Readiness(parts: [service])
         let worker = WorkerService(
-            handler: handler, middleware: middleware, configuration: configuration,
+            handler: opened.handler, middleware: middleware, configuration: configuration,
             context: context, logger: logger,
             readiness: readiness.reporter(for: service))
         // A service group stops its services in reverse order: the worker first (it answers what it
         // holds, and those answers' events are queued), then the publisher, which sends them, and
-        // last what the service runs beside its workers (currency's data load).
+        // last what the service runs beside its workers (currency's data load, then the database's
+        // checkpointer).
         try await process.runServices(
-            handler.backgroundServices + (publisher.map { [$0] } ?? []) + [worker], readiness: readiness, logger: logger)
+            opened.backgroundServices + (publisher.map { [$0] } ?? []) + [worker], readiness: readiness, logger: logger)
         // The answers and events of the requests it finished leave before the process does.
         context.terminate(within: .seconds(5))
     }

@@ -1,3 +1,4 @@
+import ServiceLifecycle
 import TallyAccounts
 import TallyAuth
 import TallyCalc
@@ -48,39 +49,47 @@ public enum ServiceCatalog {
         (tracer.map { [RequestTracing(tracer: $0)] } ?? []) + inner + [AuthenticationMiddleware(verifier: verifier)]
     }
 
-    /// The handler of the service `name`, with its data opened (and migrated) at `data`.
-    public static func handler(
-        named name: String, data: DataLocation, options: ServiceOptions = ServiceOptions()
-    ) throws -> (any ServiceHandler)? {
+    /// The service `name` ready to serve: its handler, with its data opened (and migrated) at
+    /// `data`, and what its process runs beside the workers. Nil for a name that is no service.
+    public static func open(
+        _ name: String, data: DataLocation, options: ServiceOptions = ServiceOptions()
+    ) throws -> OpenedService? {
+        let engines = OpenedEngines(data)
+        guard let handler = try handler(named: name, engines: engines, options: options) else { return nil }
+        return OpenedService(handler: handler, backgroundServices: engines.opened.flatMap(\.backgroundServices) + handler.backgroundServices)
+    }
+
+    private static func handler(named name: String, engines: OpenedEngines, options: ServiceOptions) throws -> (any ServiceHandler)? {
         switch name {
         case "calc": CalcService()
         case "accounts":
             AccountsService(store: try AccountStore(
-                engine: try data.engine(for: "accounts"), eventSink: options.eventSink,
+                engine: try engines.engine(for: "accounts"), eventSink: options.eventSink,
                 transactionObserver: options.transactionObserver))
         case "currency":
             try CurrencyService(
-                engine: try data.engine(for: "currency"), beforeChunk: options.beforeCurrencyChunk)
+                engine: try engines.engine(for: "currency"), beforeChunk: options.beforeCurrencyChunk)
         case "shopping":
             ShoppingService(store: try ShoppingStore(
-                engine: try data.engine(for: "shopping"), eventSink: options.eventSink,
+                engine: try engines.engine(for: "shopping"), eventSink: options.eventSink,
                 transactionObserver: options.transactionObserver))
         case "roster":
             RosterService(store: try RosterStore(
-                engine: try data.engine(for: "roster"), eventSink: options.eventSink,
+                engine: try engines.engine(for: "roster"), eventSink: options.eventSink,
                 transactionObserver: options.transactionObserver))
-        case "alerts": AlertsService(store: try NotifierStore(engine: try data.engine(for: "notifier")))
-        case "identity": try identityService(data: data, options: options)
+        case "alerts": AlertsService(store: try NotifierStore(engine: try engines.engine(for: "notifier")))
+        case "identity":
+            try identityService(engine: try engines.engine(for: "identity"), options: options)
         default: nil
         }
     }
 
-    private static func identityService(data: DataLocation, options: ServiceOptions) throws -> IdentityService {
+    private static func identityService(engine: any StorageEngine, options: ServiceOptions) throws -> IdentityService {
         guard let signingKey = options.signingKey else {
             throw KeyFileError("the identity service signs access tokens and needs a private key (--signing-key)")
         }
         return try IdentityService(
-            store: try identityStore(data: data, eventSink: options.eventSink, transactionObserver: options.transactionObserver),
+            store: try IdentityStore(engine: engine, eventSink: options.eventSink, transactionObserver: options.transactionObserver),
             signingKey: signingKey,
             settings: options.identity)
     }
@@ -90,6 +99,31 @@ public enum ServiceCatalog {
         data: DataLocation, eventSink: (any EventSink)? = nil, transactionObserver: (any TransactionObserver)? = nil
     ) throws -> IdentityStore {
         try IdentityStore(engine: try data.engine(for: "identity"), eventSink: eventSink, transactionObserver: transactionObserver)
+    }
+}
+
+/// A service ready to serve, from `ServiceCatalog.open`.
+public struct OpenedService: Sendable {
+    public let handler: any ServiceHandler
+    /// What the process runs beside the workers: its engines' services (SQLite's checkpointer)
+    /// first, then the handler's own (currency's data load). A group stops its services in
+    /// reverse order, so an engine's outlast everything that writes to it.
+    public let backgroundServices: [any Service]
+}
+
+/// The engines opened for one service, so that what each runs in the background is not left out.
+private final class OpenedEngines {
+    let data: DataLocation
+    private(set) var opened: [any StorageEngine] = []
+
+    init(_ data: DataLocation) {
+        self.data = data
+    }
+
+    func engine(for name: String) throws -> any StorageEngine {
+        let engine = try data.engine(for: name)
+        opened.append(engine)
+        return engine
     }
 }
 

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import ServiceLifecycle
 import TallyProtocol
 
 #if canImport(Glibc)
@@ -28,7 +29,9 @@ public final class SQLiteEngine: StorageEngine {
     /// A shared lock on `<path>.in-use` for as long as the engine lives: `restore` takes it
     /// exclusively, so it never replaces a database a worker is serving from.
     private let inUse: Int32
-    private let checkpointer: WALCheckpointer
+    /// Copies the write-ahead log into the database file off the commit path, while it runs as a
+    /// service of the process's group (see `backgroundServices`).
+    public let checkpoints: WALCheckpointer
 
     /// Pages the write-ahead log may hold before a checkpoint has it started again (see
     /// `WALCheckpointer`): 512 MiB at SQLite's 4 KiB pages.
@@ -53,8 +56,6 @@ public final class SQLiteEngine: StorageEngine {
         configuration.foreignKeysEnabled = true
         configuration.label = name
         configuration.prepareDatabase { db in
-            // Checkpoints run on a thread of their own (`WALCheckpointer`), never inside a commit.
-            try db.execute(sql: "PRAGMA wal_autocheckpoint = 0")
             // A log file grown past this (one from before the checkpointer started the log
             // again) is trimmed back to it when the log next starts again.
             try db.execute(sql: "PRAGMA journal_size_limit = \(Self.logFileLimit)")
@@ -72,7 +73,7 @@ public final class SQLiteEngine: StorageEngine {
             // (which sets NORMAL): FULL syncs the write-ahead log in every commit, so an answered
             // change survives a power cut; NORMAL syncs only at checkpoints (see `Durability`).
             try pool.writeWithoutTransaction { try $0.execute(sql: "PRAGMA synchronous = \(durability == .disk ? "FULL" : "NORMAL")") }
-            checkpointer = try WALCheckpointer(path: path, configuration: configuration, restartPages: logRestartPages)
+            checkpoints = WALCheckpointer(path: path, configuration: configuration, writer: pool, restartPages: logRestartPages)
         } catch let error as DatabaseError {
             throw StorageFailure(location: "sqlite:\(path)", detail: "cannot open: \(error)")
         }
@@ -85,9 +86,13 @@ public final class SQLiteEngine: StorageEngine {
     public func write<T>(_ body: (any SQLSession) throws -> T) throws -> T {
         let value = try translatingErrors { try pool.write { try body(GRDBSession($0)) } }
         // Only a commit adds to the log; a write that rolled back left nothing to copy.
-        checkpointer.noteCommit()
+        checkpoints.noteCommit()
         return value
     }
+
+    /// The checkpointer: while it runs, checkpoints happen on a thread of their own, never inside
+    /// a commit; while it does not, in the commit that takes the log past SQLite's 1,000 pages.
+    public var backgroundServices: [any Service] { [checkpoints] }
 
     public func migrate(_ migrations: [Migration]) throws {
         try Self.withFileLock(path + ".migrate-lock") {
@@ -103,7 +108,6 @@ public final class SQLiteEngine: StorageEngine {
     }
 
     deinit {
-        checkpointer.stop()
         close(inUse)
     }
 

@@ -1,3 +1,5 @@
+import ServiceLifecycle
+
 /// Where a stateful service keeps its data: one implementation per database engine (SQLite
 /// through GRDB, the default; PostgreSQL), behind one interface, so a service's storage code is
 /// written once against `SQLSession`.
@@ -22,6 +24,15 @@ public protocol StorageEngine: Sendable {
     /// Brings the schema up to date under a lock that every process on the database respects, so
     /// workers starting together never race (see `Migrator`).
     func migrate(_ migrations: [Migration]) throws
+
+    /// What the engine runs beside the process's work for as long as it serves (SQLite's
+    /// checkpointer): services for the process's group, put before the workers that use the
+    /// engine so that they stop after them. None (the default) for an engine that needs none.
+    var backgroundServices: [any Service] { get }
+}
+
+extension StorageEngine {
+    public var backgroundServices: [any Service] { [] }
 }
 
 /// A database error that is not the client's doing. The worker logs it and answers `internal`.

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import ServiceLifecycle
 
 /// Copies a SQLite database's write-ahead log back into the database file on a thread of its
 /// own, so that no commit waits for it.
@@ -19,6 +20,13 @@ import GRDB
 /// checkpoint when any commit was; several processes on one file each run one, and a checkpoint
 /// that finds another running skips its turn.
 ///
+/// It is a service of the process's group (the engine's `backgroundServices`), so it starts
+/// before the workers that write and stops after them, with a last checkpoint. While it does not
+/// run (a short open by `tally backup` or `migrate-data`, a test, the benchmark's bare loop) the
+/// writer checkpoints as SQLite does by default, in the commit that takes the log past 1,000
+/// pages, so the log stays bounded with no thread of its own; `run()` turns that off for as long
+/// as it runs, and back on when it stops.
+///
 /// Under steady writes a PASSIVE checkpoint alone lets the log grow without bound: writers append
 /// while it copies and syncs, so the log is never found wholly copied, which is when SQLite starts
 /// it again from the top (under `tally-bench`, 150 to 320 MB per service within seconds). A pause
@@ -30,34 +38,33 @@ import GRDB
 /// restart holds every writer off that long; at 16 MiB they came several times a second under
 /// load and put event → alert's p99 at 60 to 90 ms. It waits at most `restartWait` for the writer
 /// and for readers of the old log, and otherwise leaves it for its next turn.
-final class WALCheckpointer: @unchecked Sendable {
+public final class WALCheckpointer: Service, @unchecked Sendable {
     /// Commits after which a checkpoint is due without waiting for the second to pass.
     static let commitsPerCheckpoint = 200
     /// How long a restarting checkpoint waits for the writer and for readers of the old log. It
     /// holds new writers off while it waits, so it is short.
     static let restartWait: Duration = .milliseconds(250)
+    /// SQLite's own default: the commit that takes the log past this many pages checkpoints.
+    static let automaticCheckpointPages = 1000
 
-    private let database: DatabaseQueue
+    private let path: String
+    private let configuration: Configuration
+    /// The engine's pool, whose one writer connection is the only one that commits: where the
+    /// automatic checkpoint is turned off and on.
+    private let writer: DatabasePool
     /// Pages in the log from which a checkpoint has it started again.
     private let restartPages: Int
     private let condition = NSCondition()
     private var commits = 0
     private var stopped = false
-    private let finished = DispatchSemaphore(value: 0)
 
-    init(path: String, configuration: Configuration, restartPages: Int) throws {
-        self.restartPages = restartPages
+    init(path: String, configuration: Configuration, writer: DatabasePool, restartPages: Int) {
+        self.path = path
         var configuration = configuration
         configuration.label = "\(configuration.label ?? "database") checkpoints"
-        database = try DatabaseQueue(path: path, configuration: configuration)
-        // Opened with the engine's busy timeout; from now on only a RESTART checkpoint waits
-        // (PASSIVE never does), and for no longer than `restartWait`.
-        let wait = Self.restartWait.components
-        let waitMilliseconds = wait.seconds * 1000 + wait.attoseconds / 1_000_000_000_000_000
-        try database.writeWithoutTransaction { try $0.execute(sql: "PRAGMA busy_timeout = \(waitMilliseconds)") }
-        let thread = Thread { [self] in run() }
-        thread.name = configuration.label
-        thread.start()
+        self.configuration = configuration
+        self.writer = writer
+        self.restartPages = restartPages
     }
 
     /// Counts a commit; wakes the thread once enough have been counted.
@@ -68,17 +75,62 @@ final class WALCheckpointer: @unchecked Sendable {
         condition.unlock()
     }
 
-    /// Stops the thread after a last checkpoint, and waits for it.
-    func stop() {
+    /// Checkpoints on a thread of its own until the task is cancelled or the group shuts down,
+    /// then once more, and hands checkpointing back to the writer's commits.
+    public func run() async throws {
+        let database = try open()
+        restart()
+        try setAutomaticCheckpoint(pages: 0)
+        defer { try? setAutomaticCheckpoint(pages: Self.automaticCheckpointPages) }
+        try await withGracefulShutdownHandler {
+            try await withTaskCancellationHandler {
+                await withCheckedContinuation { (finished: CheckedContinuation<Void, Never>) in
+                    let thread = Thread { [self] in
+                        loop(database)
+                        finished.resume()
+                    }
+                    thread.name = configuration.label
+                    thread.start()
+                }
+            } onCancel: {
+                stop()
+            }
+        } onGracefulShutdown: {
+            self.stop()
+        }
+    }
+
+    /// The connection checkpoints run on, opened with the engine's busy timeout; from then on only
+    /// a RESTART checkpoint waits (PASSIVE never does), and for no longer than `restartWait`.
+    private func open() throws -> DatabaseQueue {
+        let database = try DatabaseQueue(path: path, configuration: configuration)
+        let wait = Self.restartWait.components
+        let waitMilliseconds = wait.seconds * 1000 + wait.attoseconds / 1_000_000_000_000_000
+        try database.writeWithoutTransaction { try $0.execute(sql: "PRAGMA busy_timeout = \(waitMilliseconds)") }
+        return database
+    }
+
+    private func setAutomaticCheckpoint(pages: Int) throws {
+        try writer.writeWithoutTransaction { try $0.execute(sql: "PRAGMA wal_autocheckpoint = \(pages)") }
+    }
+
+    /// Forgets a stop from an earlier run, and the commits counted while the writer still
+    /// checkpointed them itself.
+    private func restart() {
+        condition.lock()
+        stopped = false
+        commits = 0
+        condition.unlock()
+    }
+
+    private func stop() {
         condition.lock()
         stopped = true
         condition.signal()
         condition.unlock()
-        finished.wait()
     }
 
-    private func run() {
-        defer { finished.signal() }
+    private func loop(_ database: DatabaseQueue) {
         while true {
             condition.lock()
             let wakeAt = Date(timeIntervalSinceNow: 1)
@@ -87,12 +139,12 @@ final class WALCheckpointer: @unchecked Sendable {
             let stopping = stopped
             commits = 0
             condition.unlock()
-            if due { checkpoint() }
+            if due { checkpoint(database) }
             if stopping { return }
         }
     }
 
-    private func checkpoint() {
+    private func checkpoint(_ database: DatabaseQueue) {
         // PASSIVE never waits on a lock; a busy database (another process checkpointing) or a
         // failure leaves the log for the next turn, and readers and writers are unaffected. The
         // frame counts it returns are of the log as it found it, not of what was added meanwhile.
