@@ -2,7 +2,7 @@ import TallyProtocol
 import TallyStorage
 
 /// The accounts service's data as its commands use it: the service's store, and the word list.
-public struct AccountStore: Sendable {
+public struct AccountStore: ServiceData {
     public let store: ServiceStore
 
     /// Opens the accounts data on `engine` and brings its schema up to date.

@@ -3,7 +3,7 @@ import TallyStorage
 
 /// The identity service's data: people and service accounts, roles, sessions, refresh and service
 /// tokens, and failed logins, in one `ServiceStore` (`identity.sqlite`) with its event outbox.
-public struct IdentityStore: Sendable {
+public struct IdentityStore: ServiceData {
     public let store: ServiceStore
 
     /// Opens the identity data on `engine` and brings its schema up to date.

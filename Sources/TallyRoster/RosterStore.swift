@@ -2,7 +2,7 @@ import TallyProtocol
 import TallyStorage
 
 /// The roster service's data as its commands use it.
-public struct RosterStore: Sendable {
+public struct RosterStore: ServiceData {
     public let store: ServiceStore
 
     /// Opens the roster data on `engine` and brings its schema up to date.
@@ -18,9 +18,5 @@ public struct RosterStore: Sendable {
         store = try ServiceStore(
             service: "roster", engine: engine, migrations: RosterSchema.migrations, sink: eventSink, observer: transactionObserver,
             beforeEachChange: { change in try TradeTransitions.expireStarted(&change) })
-    }
-
-    func read<T>(_ body: (any SQLSession) throws -> T) throws -> T {
-        try store.read(body)
     }
 }

@@ -2,7 +2,7 @@ import TallyProtocol
 import TallyStorage
 
 /// The shopping service's data as its commands use it: the service's store (service `shopping`).
-public struct ShoppingStore: Sendable {
+public struct ShoppingStore: ServiceData {
     public let store: ServiceStore
 
     /// Opens the shopping data on `engine` and brings its schema up to date.

@@ -19,7 +19,7 @@ enum CreateCommand {
         let balance = try StartingBalance.parse(balanceText, in: currency, field: args.field("starting_balance"))
         let isDefault = try args.optionalBool("is_default") ?? false
 
-        return try store.store.change(context, args, owner: owner) { change in
+        return try store.change(context, args, owner: owner) { change in
             try AccountRecord.checkNameIsFree(change.session, owner: owner, name: name)
             if isDefault { try AccountRecord.clearDefault(change.session, owner: owner, except: nil, at: change.now) }
             let account = try AccountRecord.insert(

@@ -8,7 +8,7 @@ enum DeleteCommand {
         let owner = caller.userID
         try args.allowOnly(["id"])
         let id = try args.id("id", of: "one of your accounts")
-        return try store.store.change(context, args, owner: owner) { change in
+        return try store.change(context, args, owner: owner) { change in
             let account = try AccountRecord.find(change.session, owner: owner, id: id)
             try account.delete(change.session)
             let result = try account.result()

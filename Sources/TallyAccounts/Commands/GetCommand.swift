@@ -6,6 +6,6 @@ enum GetCommand {
         let owner = caller.userID
         try args.allowOnly(["id"])
         let id = try args.id("id", of: "one of your accounts")
-        return try store.store.read { session in try AccountRecord.find(session, owner: owner, id: id).result() }
+        return try store.read { session in try AccountRecord.find(session, owner: owner, id: id).result() }
     }
 }

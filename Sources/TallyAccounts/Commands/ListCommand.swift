@@ -11,7 +11,7 @@ enum ListCommand {
         let owner = caller.userID
         try args.allowOnly(["limit", "cursor"])
         let (limit, after) = try listCursor.page(args, defaultLimit: defaultLimit, largestLimit: largestLimit)
-        let rows = try store.store.read { session in try AccountRecord.page(session, owner: owner, after: after, limit: limit + 1) }
+        let rows = try store.read { session in try AccountRecord.page(session, owner: owner, after: after, limit: limit + 1) }
         return AccountPage(
             accounts: try rows.prefix(limit).map { try $0.result() }, nextCursor: listCursor.next(rows.map(\.id), limit: limit))
     }

@@ -7,7 +7,7 @@ enum SetDefaultCommand {
         let owner = caller.userID
         try args.allowOnly(["id"])
         let id = try args.id("id", of: "one of your accounts")
-        return try store.store.change(context, args, owner: owner) { change in
+        return try store.change(context, args, owner: owner) { change in
             var account = try AccountRecord.find(change.session, owner: owner, id: id)
             if !account.isDefault {
                 try AccountRecord.clearDefault(change.session, owner: owner, except: id, at: change.now)

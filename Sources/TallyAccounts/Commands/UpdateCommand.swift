@@ -32,7 +32,7 @@ enum UpdateCommand {
         let newCurrency = args.has("currency") ? try args.currency(locale: context.locale) : nil
         let isDefault = try args.optionalBool("is_default")
 
-        return try store.store.change(context, args, owner: owner) { change in
+        return try store.change(context, args, owner: owner) { change in
             var account = try AccountRecord.find(change.session, owner: owner, id: id)
             let original = account
             if let name {

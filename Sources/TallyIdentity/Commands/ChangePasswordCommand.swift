@@ -14,9 +14,9 @@ enum ChangePasswordCommand {
         }
         // No password is part of what a retry is compared by: it would be stored with the key.
         let request = ChangeRequest(context, owner: caller.userID, fingerprint: [:])
-        if let stored = try identity.store.store.storedResult(for: request) { return stored }
+        if let stored = try identity.store.storedResult(for: request) { return stored }
         let throttle = identity.settings.throttle
-        guard let user = try identity.store.store.read({ try UserRecord.find($0, userID: caller.userID) }) else {
+        guard let user = try identity.store.read({ try UserRecord.find($0, userID: caller.userID) }) else {
             throw UnknownCaller().error
         }
         guard user.kind == .person, let hash = user.passwordHash else {
@@ -29,7 +29,7 @@ enum ChangePasswordCommand {
             throw TallyError(.unauthenticated, "the current password is wrong", field: args.field("current_password"))
         }
         let newHash = try identity.passwords.hash(new)
-        return try identity.store.store.change(request) { change in
+        return try identity.store.change(request) { change in
             guard let fresh = try UserRecord.find(change.session, userID: caller.userID), fresh.passwordHash == hash else {
                 throw TallyError(.failedPrecondition, "the password was changed while this request ran; log in with the new one and try again")
             }

@@ -25,14 +25,14 @@ public struct IdentityAdministration {
         let roles = try roles.map { try RoleName.check($0, field: "role") }
         if let existing = try store.user(named: name) {
             guard existing.kind == .person else { throw TallyError(.alreadyExists, "'\(name)' is a service account") }
-            try store.store.change(unkeyed: "identity.add_user") { change in
+            try store.change(unkeyed: "identity.add_user") { change in
                 _ = try IdentityStore.grant(roles, to: existing, &change, by: Self.actor)
             }
             return false
         }
         try Password.check(password, field: "password")
         let hash = try PasswordHasher.hash(password, parameters: passwordHashing)
-        try store.store.change(unkeyed: "identity.add_user") { change in
+        try store.change(unkeyed: "identity.add_user") { change in
             _ = try IdentityStore.createUser(&change, username: name, kind: .person, passwordHash: hash, roles: roles, by: Self.actor)
         }
         return true

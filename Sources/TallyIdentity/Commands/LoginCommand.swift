@@ -23,7 +23,7 @@ enum LoginCommand {
         // A wrong password stays counted: the reservation was.
         guard identity.passwords.verify(password, against: hash), let user, let hash else { throw wrongCredentials }
         let stronger = identity.passwords.needsRehash(hash) ? try identity.passwords.hash(password) : nil
-        let tokens: SessionTokens? = try identity.store.store.change(unkeyed: context.command) { change in
+        let tokens: SessionTokens? = try identity.store.change(unkeyed: context.command) { change in
             // The password checked must still be the user's: it may have changed meanwhile.
             guard let current = try UserRecord.find(change.session, username: username), current.id == user.id,
                 current.passwordHash == hash

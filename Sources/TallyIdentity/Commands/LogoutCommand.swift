@@ -15,7 +15,7 @@ enum LogoutCommand {
         let request = ChangeRequest(
             context, owner: caller.userID,
             fingerprint: ["all_sessions": .bool(all), "session_id": caller.sessionID.map(JSONValue.string) ?? .null])
-        return try identity.store.store.change(request) { change in
+        return try identity.store.change(request) { change in
             guard let user = try UserRecord.find(change.session, userID: caller.userID) else { throw UnknownCaller().error }
             let ended = try SessionRecord.end(
                 change.session, user: user.id, only: all ? nil : caller.sessionID, kind: all ? .login : nil, reason: .logout,

@@ -22,7 +22,7 @@ enum RefreshCommand {
                 .unauthenticated, "this is not a refresh token (one starts with tally_rt_ and comes from identity.login); log in again",
                 field: field)
         }
-        let outcome = try identity.store.store.change(unkeyed: context.command) { change -> Outcome in
+        let outcome = try identity.store.change(unkeyed: context.command) { change -> Outcome in
             let sql = change.session
             guard let row = try sql.fetchOne("""
                 SELECT r.session_id, r.expires_at_ms, r.used_at_ms, s.user_id FROM refresh_token r

@@ -8,7 +8,7 @@ import TallyStorage
 enum RoleCommands {
     static func grant(_ args: Arguments, _ admin: Caller, _ context: RequestContext, _ identity: IdentityResources) throws -> StoredResult {
         let (username, role) = try read(args)
-        return try identity.store.store.change(context, args, owner: username) { change in
+        return try identity.store.change(context, args, owner: username) { change in
             let user = try find(username, change.session, field: args.field("username"))
             return try IdentityStore.grant([role], to: user, &change, by: admin.userID).result
         }
@@ -16,7 +16,7 @@ enum RoleCommands {
 
     static func revoke(_ args: Arguments, _ admin: Caller, _ context: RequestContext, _ identity: IdentityResources) throws -> StoredResult {
         let (username, role) = try read(args)
-        return try identity.store.store.change(context, args, owner: username) { change in
+        return try identity.store.change(context, args, owner: username) { change in
             let user = try find(username, change.session, field: args.field("username"))
             if role == RoleName.admin, user.roles.contains(role), try UserRecord.count(holding: role, change.session) == 1 {
                 throw TallyError(

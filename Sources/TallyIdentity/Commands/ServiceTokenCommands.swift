@@ -22,7 +22,7 @@ enum ServiceTokenCommands {
         try args.allowOnly(["name", "session_id"])
         let name = try Username.check(try args.string("name", example: "\"notifier\""), field: args.field("name"))
         let only = try args.optionalString("session_id")
-        return try identity.store.store.change(context, args, owner: name) { change in
+        return try identity.store.change(context, args, owner: name) { change in
             guard let user = try UserRecord.find(change.session, username: name), user.kind == .service else {
                 throw TallyError(.notFound, "there is no service account '\(name)'", field: args.field("name"))
             }
@@ -41,7 +41,7 @@ enum ServiceTokenCommands {
         guard OpaqueToken.isWellFormed(text, .service) else {
             throw TallyError(.unauthenticated, "this is not a service token (one starts with tally_st_)", field: field)
         }
-        let found = try identity.store.store.read { sql -> (SessionRecord, UserRecord)? in
+        let found = try identity.store.read { sql -> (SessionRecord, UserRecord)? in
             guard let id = try sql.fetchValue("SELECT session_id FROM service_token WHERE token_hash = \(OpaqueToken.hash(text))", as: String.self),
                 let session = try SessionRecord.find(sql, id: id),
                 let user = try UserRecord.find(sql, userID: String(session.userID))

@@ -15,7 +15,7 @@ struct SessionAuthority: CallerAuthority {
         guard let sessionID = caller.sessionID else {
             throw TallyError(.unauthenticated, "this token names no session; log in again", field: "token")
         }
-        let (user, session) = try store.store.read { sql in
+        let (user, session) = try store.read { sql in
             (try UserRecord.find(sql, userID: caller.userID), try SessionRecord.find(sql, id: sessionID))
         }
         guard let user else { throw UnknownCaller().error }

@@ -9,11 +9,11 @@ enum SignupCommand {
         let password = try Password.readNew(args, "password")
         // The password is no part of what a retry is compared by: it would be stored with the key.
         let request = ChangeRequest(context, owner: username, fingerprint: ["username": .string(username)])
-        if let stored = try identity.store.store.storedResult(for: request) { return stored }
+        if let stored = try identity.store.storedResult(for: request) { return stored }
         // A taken name is refused before the (slow) hashing; the change checks again.
         if try identity.store.user(named: username) != nil { throw UsernameTaken(username).error }
         let hash = try identity.passwords.hash(password)
-        return try identity.store.store.change(request) { change in
+        return try identity.store.change(request) { change in
             try IdentityStore.createUser(&change, username: username, kind: .person, passwordHash: hash, roles: [], by: nil).result
         }
     }

@@ -9,7 +9,7 @@ enum UsersCommand {
         try args.allowOnly(["after", "limit"])
         let after = try args.optionalInteger("after", in: 0...Int.max) ?? 0
         let limit = try args.optionalInteger("limit", in: 1...largestLimit) ?? defaultLimit
-        let users = try identity.store.store.read { try UserRecord.page($0, after: Int64(after), limit: limit + 1) }
+        let users = try identity.store.read { try UserRecord.page($0, after: Int64(after), limit: limit + 1) }
         return UserPage(users: users.prefix(limit).map(\.result), more: users.count > limit)
     }
 }

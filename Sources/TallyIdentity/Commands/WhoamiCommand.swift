@@ -6,7 +6,7 @@ import TallyStorage
 enum WhoamiCommand {
     static func run(_ args: Arguments, _ caller: Caller, _ context: RequestContext, _ identity: IdentityResources) throws -> WhoamiResult {
         try args.allowOnly([])
-        let (user, session) = try identity.store.store.read { sql in
+        let (user, session) = try identity.store.read { sql in
             (try UserRecord.find(sql, userID: caller.userID), try caller.sessionID.flatMap { try SessionRecord.find(sql, id: $0) })
         }
         // Both were there a moment ago, when the caller was confirmed; a user removed since is gone.

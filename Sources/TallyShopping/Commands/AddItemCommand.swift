@@ -12,7 +12,7 @@ enum AddItemCommand {
         let planned = try Fields.quantity(args, "planned_quantity") ?? 1
         // Before the transaction, which the other changes of its group commit wait on.
         let nameKey = ItemName.key(name)
-        return try store.store.change(context, args, owner: owner) { change in
+        return try store.change(context, args, owner: owner) { change in
             let session = change.session
             var list = try ListRecord.find(session, owner: owner, id: listID)
             try list.checkRoom()

@@ -17,7 +17,7 @@ enum CreateListCommand {
         // Without a currency, a copy keeps its template's; otherwise the locale's region picks it.
         let givenCurrency = args.has("currency") || fromTemplate == nil ? try args.currency(locale: context.locale) : nil
 
-        return try store.store.change(context, args, owner: owner) { change in
+        return try store.change(context, args, owner: owner) { change in
             let session = change.session
             var template: ListRecord?
             if let fromTemplate {

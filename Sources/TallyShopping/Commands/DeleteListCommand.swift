@@ -9,7 +9,7 @@ enum DeleteListCommand {
         let owner = caller.userID
         try args.allowOnly(["list_id"])
         let id = try args.id("list_id", of: "one of your lists")
-        return try store.store.change(context, args, owner: owner) { change in
+        return try store.change(context, args, owner: owner) { change in
             let list = try ListRecord.find(change.session, owner: owner, id: id)
             let summary = try ListSummary(list)
             try list.delete(change.session)

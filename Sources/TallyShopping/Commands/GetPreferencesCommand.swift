@@ -5,6 +5,6 @@ enum GetPreferencesCommand {
     static func run(_ args: Arguments, _ caller: Caller, _ context: RequestContext, _ store: ShoppingStore) throws -> PreferencesResult {
         let owner = caller.userID
         try args.allowOnly([])
-        return try store.store.read { session in try Preferences.of(session, owner: owner).result }
+        return try store.read { session in try Preferences.of(session, owner: owner).result }
     }
 }

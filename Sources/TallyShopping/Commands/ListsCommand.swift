@@ -11,7 +11,7 @@ enum ListsCommand {
         try args.allowOnly(["kind", "limit", "cursor"])
         let kind = try Fields.kind(args, required: false)
         let (limit, after) = try listCursor.page(args, defaultLimit: defaultLimit, largestLimit: largestLimit)
-        return try store.store.read { session in
+        return try store.read { session in
             let rows = try ListRecord.page(session, owner: owner, kind: kind, after: after, limit: limit + 1)
             return ListPage(lists: try rows.prefix(limit).map(ListSummary.init), nextCursor: listCursor.next(rows.map(\.id), limit: limit))
         }

@@ -13,7 +13,7 @@ enum MarkPurchasedCommand {
         let ids = try ItemTarget.ids(args)
         let quantity = try Fields.quantity(args, "purchased_quantity")
         let hasPrice = args.has("unit_price")
-        return try store.store.change(context, args, owner: owner) { change in
+        return try store.change(context, args, owner: owner) { change in
             var target = try ItemTarget.find(change.session, owner: owner, listID: ids.list, itemID: ids.item)
             try target.refuseTemplate("shopping.mark_purchased")
             let original = target.item

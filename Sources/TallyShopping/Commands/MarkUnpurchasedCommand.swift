@@ -9,7 +9,7 @@ enum MarkUnpurchasedCommand {
         let owner = caller.userID
         try args.allowOnly(["list_id", "item_id"])
         let ids = try ItemTarget.ids(args)
-        return try store.store.change(context, args, owner: owner) { change in
+        return try store.change(context, args, owner: owner) { change in
             var target = try ItemTarget.find(change.session, owner: owner, listID: ids.list, itemID: ids.item)
             try target.refuseTemplate("shopping.mark_unpurchased")
             let original = target.item

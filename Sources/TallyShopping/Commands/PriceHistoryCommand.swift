@@ -17,7 +17,7 @@ enum PriceHistoryCommand {
         let currency = args.has("currency") ? try args.currency(locale: context.locale) : nil
         let limit = try args.optionalInteger("limit", in: 1...largestLimit) ?? defaultLimit
         let inCurrency: SQL = currency.map { "AND l.currency = \($0.code)" } ?? ""
-        return try store.store.read { session in
+        return try store.read { session in
             let purchases = try session.fetchAll("""
                 SELECT i.id AS item_id, i.list_id, l.name AS list_name, i.name, i.unit_price_minor, i.purchased_quantity,
                        i.purchased_at_ms, l.currency

@@ -9,7 +9,7 @@ enum RenameListCommand {
         try args.allowOnly(["list_id", "name"])
         let id = try args.id("list_id", of: "one of your lists")
         let name = try args.text("name", longest: ListName.longest, what: "a list name such as \"Weekly\"")
-        return try store.store.change(context, args, owner: owner) { change in
+        return try store.change(context, args, owner: owner) { change in
             var list = try ListRecord.find(change.session, owner: owner, id: id)
             if list.name != name {
                 let previous = list.name

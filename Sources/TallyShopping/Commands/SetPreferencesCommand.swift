@@ -16,7 +16,7 @@ enum SetPreferencesCommand {
         let memory = try args.optionalBool("shopping_memory")
         let comparison = try args.optionalBool("price_comparison")
         let autoRemove = try args.optionalBool("auto_remove_purchased")
-        return try store.store.change(context, args, owner: owner) { change in
+        return try store.change(context, args, owner: owner) { change in
             let original = try Preferences.of(change.session, owner: owner)
             var preferences = original
             if let memory { preferences.shoppingMemory = memory }

@@ -92,7 +92,7 @@ enum NewTradeCommand {
         let shiftID = try args.id("shift_id", of: "a shift of one of your teams")
         let date = try args.date("date")
         let note = try args.optionalText("note", longest: Trade.noteLength, what: "a word for the people it concerns")
-        return try store.store.change(context, args, owner: caller.userID) { change in
+        return try store.change(context, args, owner: caller.userID) { change in
             let session = change.session
             let (shift, access) = try ShiftAccess.member(session, shiftID: shiftID, caller: caller)
             let request = Request(

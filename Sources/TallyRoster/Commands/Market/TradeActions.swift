@@ -99,7 +99,7 @@ enum TradeCommand {
     ) throws -> StoredResult {
         try args.allowOnly(actsForOthers ? ["trade_id", "for_user_id"] : ["trade_id"])
         let tradeID = try args.id("trade_id", of: "a trade of one of your teams")
-        return try store.store.change(context, args, owner: caller.userID) { change in
+        return try store.change(context, args, owner: caller.userID) { change in
             let session = change.session
             guard let trade = try Trade.find(session, id: tradeID),
                 try Member.active(session, teamID: trade.teamID, userID: caller.userID) != nil

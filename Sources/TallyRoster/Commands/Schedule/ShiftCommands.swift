@@ -27,7 +27,7 @@ enum AddShiftCommand {
                 "from and until are for weekly shifts; a one-off shift has only its date", field: args.field(from != nil ? "from" : "until"))
         default: break
         }
-        return try store.store.change(context, args, owner: caller.userID) { change in
+        return try store.change(context, args, owner: caller.userID) { change in
             let team = try TeamAccess.manager(change.session, teamID: teamID, caller: caller, to: "add shifts").team
             if let assignee {
                 _ = try TeamAccess.activeMember(change.session, team: team, userID: assignee, field: args.field("assignee"))
@@ -69,7 +69,7 @@ enum UpdateShiftCommand {
         if assignee != nil && unassign {
             throw TallyError.invalidArgument("give assignee, or unassign to make the shift open, not both", field: args.field("unassign"))
         }
-        return try store.store.change(context, args, owner: caller.userID) { change in
+        return try store.change(context, args, owner: caller.userID) { change in
             let session = change.session
             var (shift, team) = try ShiftAccess.manager(session, shiftID: shiftID, caller: caller, to: "change shifts")
             let original = shift
@@ -123,7 +123,7 @@ enum RemoveShiftCommand {
     static func run(_ args: Arguments, _ caller: Caller, _ context: RequestContext, _ store: RosterStore) throws -> StoredResult {
         try args.allowOnly(["shift_id"])
         let shiftID = try args.id("shift_id", of: "a shift of one of your teams")
-        return try store.store.change(context, args, owner: caller.userID) { change in
+        return try store.change(context, args, owner: caller.userID) { change in
             let session = change.session
             var (shift, team) = try ShiftAccess.manager(session, shiftID: shiftID, caller: caller, to: "remove shifts")
             let today = team.timeZone.date(at: change.now)

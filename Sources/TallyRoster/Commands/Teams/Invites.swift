@@ -32,7 +32,7 @@ enum CreateInviteCommand {
         let teamID = try args.id("team_id", of: "one of your teams")
         let role = try args.optionalRole("role") ?? .employee
         let hours = try args.optionalInteger("valid_hours", in: InviteCode.validHours) ?? InviteCode.defaultValidHours
-        return try store.store.change(context, args, owner: caller.userID) { change in
+        return try store.change(context, args, owner: caller.userID) { change in
             let team = try TeamAccess.manager(change.session, teamID: teamID, caller: caller, to: "invite people").team
             let code = InviteCode.make()
             let expiresAt = change.now + Int64(hours) * 3_600_000
@@ -64,7 +64,7 @@ enum JoinCommand {
         let typed = try args.string("code", example: "the invite code a manager gave you, such as \"K7QM-4XPD-9RWT\"")
         let code = InviteCode.canonical(typed)
         let displayName = try DisplayName.read(args, caller: caller)
-        return try store.store.change(context, args, owner: caller.userID) { change in
+        return try store.change(context, args, owner: caller.userID) { change in
             let session = change.session
             guard code.count <= 64, let invite = try session.fetchOne(
                 "SELECT id, team_id, role, expires_at, used_at FROM invite WHERE code = \(code)")

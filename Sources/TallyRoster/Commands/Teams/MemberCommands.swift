@@ -10,7 +10,7 @@ enum SetRoleCommand {
         guard let role = try args.optionalRole("role") else {
             throw TallyError.invalidArgument("role is required (\"manager\" or \"employee\")", field: args.field("role"))
         }
-        return try store.store.change(context, args, owner: caller.userID) { change in
+        return try store.change(context, args, owner: caller.userID) { change in
             let team = try TeamAccess.manager(change.session, teamID: teamID, caller: caller, to: "change roles").team
             var member = try TeamAccess.activeMember(change.session, team: team, userID: userID, field: args.field("user_id"))
             guard member.role != role else { return member.result() }
@@ -35,7 +35,7 @@ enum RemoveMemberCommand {
         try args.allowOnly(["team_id", "user_id"])
         let teamID = try args.id("team_id", of: "one of your teams")
         let userID = try args.userID("user_id")
-        return try store.store.change(context, args, owner: caller.userID) { change in
+        return try store.change(context, args, owner: caller.userID) { change in
             let session = change.session
             let access = try TeamAccess.member(session, teamID: teamID, caller: caller)
             let team = access.team

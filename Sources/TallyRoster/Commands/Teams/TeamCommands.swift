@@ -13,7 +13,7 @@ enum CreateTeamCommand {
         let requiresApproval = try args.optionalBool("requires_approval") ?? true
         let margin = try args.optionalInteger("hours_margin_minutes", in: Team.hoursMargins) ?? Team.defaultHoursMargin
         let displayName = try DisplayName.read(args, caller: caller)
-        return try store.store.change(context, args, owner: caller.userID) { change in
+        return try store.change(context, args, owner: caller.userID) { change in
             let team = try Team.insert(
                 change.session, name: name, timeZone: zone, requiresApproval: requiresApproval, hoursMarginMinutes: margin,
                 createdBy: caller.userID, at: change.now)
@@ -40,7 +40,7 @@ enum UpdateTeamCommand {
         let zone = try args.optionalTimeZone("time_zone")
         let requiresApproval = try args.optionalBool("requires_approval")
         let margin = try args.optionalInteger("hours_margin_minutes", in: Team.hoursMargins)
-        return try store.store.change(context, args, owner: caller.userID) { change in
+        return try store.change(context, args, owner: caller.userID) { change in
             var team = try TeamAccess.manager(change.session, teamID: teamID, caller: caller, to: "change its settings").team
             var changed: [String] = []
             if let name, name != team.name {

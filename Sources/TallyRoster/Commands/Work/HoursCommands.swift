@@ -14,7 +14,7 @@ enum RecordHoursCommand {
         let shiftID = try args.id("shift_id", of: "a shift of one of your teams")
         let date = try args.date("date")
         let minutes = try args.integer("minutes", in: 0...mostMinutes)
-        return try store.store.change(context, args, owner: caller.userID) { change in
+        return try store.change(context, args, owner: caller.userID) { change in
             let session = change.session
             let (shift, access) = try ShiftAccess.member(session, shiftID: shiftID, caller: caller)
             let team = access.team
