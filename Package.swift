@@ -52,7 +52,8 @@ let package = Package(
         // The project's own thin, owned layer over libzmq: context, socket, multipart message, poller.
         .target(name: "ZeroMQ", dependencies: ["CZeroMQ"]),
         // A process's lifecycle: readiness and status through sd_notify as its supervisor sees
-        // them, and socket loops run as services of the group (swift-service-lifecycle).
+        // them, socket loops run as services of the group (swift-service-lifecycle), and the one
+        // way child processes are started (ChildSpawn: `tally up`'s and the tests').
         .target(name: "TallyLifecycle", dependencies: [
             "ZeroMQ", .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),
@@ -187,7 +188,7 @@ let package = Package(
         // The process supervisor behind `tally up`: starts its children, prefixes their output,
         // restarts them with backoff, and stops them in order (the gateway first, so it drains).
         .target(name: "TallyProcessSupervision", dependencies: [
-            "TallyLifecycle",
+            "TallyLifecycle", "ZeroMQ",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),
@@ -207,7 +208,7 @@ let package = Package(
         // database a service test runs on (SQLite, or PostgreSQL when TALLY_TEST_DATABASE says so).
         // TestDatabase puts a service harness on SQLite or PostgreSQL, hence TallyPostgres.
         .target(name: "TallyTesting", dependencies: [
-            "ZeroMQ", "TallyProtocol", "TallyClient", "TallyWorker", "TallyAuth", "TallyTransportSecurity", "TallyStorage",
+            "ZeroMQ", "TallyLifecycle", "TallyProtocol", "TallyClient", "TallyWorker", "TallyAuth", "TallyTransportSecurity", "TallyStorage",
             "TallyPostgres",
         ]),
         // Throughput and latency of a running stack: speed is measured here, never in tests.
@@ -236,7 +237,7 @@ let package = Package(
             "TallyAccounts", "TallyMoney", "TallyStorage", "TallyProtocol", "TallyTesting",
         ]),
         .testTarget(name: "TallyCurrencyTests", dependencies: [
-            "TallyCurrency", "TallyMoney", "TallyProtocol", "TallyStorage", "TallyTesting",
+            "TallyCurrency", "TallyMoney", "TallyProtocol", "TallyStorage", "TallyTesting", "TallyLifecycle",
         ]),
         .testTarget(name: "TallyShoppingTests", dependencies: [
             "TallyShopping", "TallyMoney", "TallyProtocol", "TallyStorage", "TallyTesting", "TallyWorker",
@@ -257,8 +258,8 @@ let package = Package(
         ]),
         .testTarget(name: "TallyIntegrationTests", dependencies: [
             "TallyTesting", "TallyClient", "TallyProtocol", "ZeroMQ", "TallyAuth", "TallyTransportSecurity", "TallyObservability",
-            "TallyStorage",
+            "TallyStorage", "TallyLifecycle",
         ]),
-        .testTarget(name: "ContractTests", dependencies: ["TallyProtocol", "TallyTesting", "TallyCatalog", "TallyAuth", "ZeroMQ"], exclude: ["validate.py"]),
+        .testTarget(name: "ContractTests", dependencies: ["TallyProtocol", "TallyTesting", "TallyCatalog", "TallyAuth", "ZeroMQ", "TallyLifecycle"], exclude: ["validate.py"]),
     ]
 )

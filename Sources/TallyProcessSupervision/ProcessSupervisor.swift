@@ -3,6 +3,7 @@ import Logging
 import ServiceLifecycle
 import Synchronization
 import TallyLifecycle
+import ZeroMQ
 
 /// One child process of `tally up`: a name for its log prefix and the `tally` arguments to run.
 public struct ChildSpec: Sendable {
@@ -42,7 +43,9 @@ public final class ProcessSupervisor: Service, @unchecked Sendable {
     /// one, so a restart that loses a race (a port not yet released) gets another try.
     static let startAttempts = 3
     private let lock = NSLock()
-    private var running: [String: Process] = [:]
+    /// The pid of each child while it runs: removed, under the lock, as soon as it is reaped, so
+    /// a signal is never sent to a pid the system may have given to another process since.
+    private var running: [String: pid_t] = [:]
     private var stopping = false
 
     public init(children: [ChildSpec], environment: [String: String] = [:], runtimeDirectory: String, readiness: Readiness, logger: Logger) {
@@ -116,47 +119,44 @@ public final class ProcessSupervisor: Service, @unchecked Sendable {
             if state.isReady && !state.isStopping { reporter.ready(status) } else { reporter.notReady(status) }
         }
         defer { listener.close() }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = child.arguments
         var environment = ProcessInfo.processInfo.environment.merging(self.environment) { $1 }
         environment["TALLY_PARENT_PID"] = "\(getpid())"
         environment["NOTIFY_SOCKET"] = listener.socketPath
-        process.environment = environment
+        let (pid, output) = try lock.withLock {
+            guard !stopping else { throw CancellationError() }
+            let started = try ChildSpawn.startWithOutputPipe([executable] + child.arguments, environment: environment)
+            running[child.name] = started.pid
+            return started
+        }
         let prefixer = LinePrefixer(prefix: prefix)
         let (drained, outputEnded) = AsyncStream<Never>.makeStream()
-        // Kept until the output is read to the end: the pipe's read end closes with it.
-        let output = Mutex<Pipe?>(nil)
-        let status: Int32 = try await withCheckedThrowingContinuation { continuation in
-            process.terminationHandler = { process in continuation.resume(returning: process.terminationStatus) }
-            do {
-                try lock.withLock {
-                    guard !stopping else { throw CancellationError() }
-                    let pipe = try process.runAloneWithOutputPipe()
-                    output.withLock { $0 = pipe }
-                    pipe.fileHandleForReading.readabilityHandler = { handle in
-                        let data = handle.availableData
-                        if data.isEmpty {
-                            handle.readabilityHandler = nil
-                            prefixer.flush()
-                            outputEnded.finish()
-                        } else {
-                            prefixer.write(data)
-                        }
-                    }
-                    running[child.name] = process
-                }
-            } catch {
-                process.terminationHandler = nil
-                continuation.resume(throwing: error)
+        // Its output, read to the end on a thread of its own (a blocking read), then closed.
+        let reader = Thread {
+            var buffer = [UInt8](repeating: 0, count: 16 << 10)
+            while true {
+                let count = read(output, &buffer, buffer.count)
+                if count < 0 && errno == EINTR { continue }
+                guard count > 0 else { break }
+                prefixer.write(Data(buffer[0..<count]))
             }
+            close(output)
+            prefixer.flush()
+            outputEnded.finish()
         }
+        reader.name = "\(child.name) output"
+        reader.start()
+        // waitpid blocks: on a thread of its own, not the concurrency pool's.
+        let ended = try await DedicatedThread.run(name: "\(child.name) exit") { [self] in
+            let ended = ChildSpawn.wait(for: pid)
+            lock.withLock { if running[child.name] == pid { running[child.name] = nil } }
+            return ended
+        }
+        let status = ended.status
         reporter.notReady("\(child.name): exited with status \(status)")
         // What it said last (why it could not start) may still be in the pipe. Only the child
-        // holds the pipe's other end (`runAloneWithOutputPipe`), so its exit ends the output;
-        // the bound is for a grandchild that kept it.
+        // holds the pipe's other end (`ChildSpawn.startWithOutputPipe`), so its exit ends the
+        // output; the bound is for a grandchild that kept it.
         await Self.waitForEnd(of: drained, atMost: .seconds(2))
-        output.withLock { $0 = nil }
         listener.close()
         return ChildRun(status: status, becameReady: listener.current.isReady, lastLines: prefixer.lastLines)
     }
@@ -172,33 +172,39 @@ public final class ProcessSupervisor: Service, @unchecked Sendable {
     }
 
     private func stopAll() {
-        let processes = lock.withLock {
+        let children = lock.withLock {
             stopping = true
-            return running
+            return Array(running.keys)
         }
         logger.info("stopping all processes, the gateway first")
-        let gateways = processes.filter { $0.key == "gateway" }.map(\.value)
-        let others = processes.filter { $0.key != "gateway" }.map(\.value)
-        let grace = gracePeriod
-        let logger = logger
-        Task.detached {
-            await Self.stop(gateways, grace: grace, logger: logger)
-            await Self.stop(others, grace: grace, logger: logger)
+        let gateways = children.filter { $0 == "gateway" }
+        let others = children.filter { $0 != "gateway" }
+        Task.detached { [self] in
+            await stop(gateways)
+            await stop(others)
         }
     }
 
-    /// SIGTERM to each, then waits until all have exited, killing those still running after `grace`.
-    private static func stop(_ processes: [Process], grace: Duration, logger: Logger) async {
-        for process in processes where process.isRunning { kill(process.processIdentifier, SIGTERM) }
-        let deadline = ContinuousClock.now + grace
-        // Foundation's Process has one termination handler, taken by runOnce; looking every few
-        // milliseconds costs nothing at shutdown.
-        while processes.contains(where: \.isRunning), ContinuousClock.now < deadline {
+    /// SIGTERM to each child named, then waits until all have exited, killing those still running
+    /// after the grace period.
+    private func stop(_ children: [String]) async {
+        signal(SIGTERM, children)
+        let deadline = ContinuousClock.now + gracePeriod
+        // Each child's exit is seen by its own waitpid thread; looking every few milliseconds
+        // costs nothing at shutdown.
+        while lock.withLock({ children.contains { running[$0] != nil } }), ContinuousClock.now < deadline {
             try? await Task.sleep(for: .milliseconds(10))
         }
-        for process in processes where process.isRunning {
-            logger.warning("process did not stop in time; killing it", metadata: ["pid": "\(process.processIdentifier)"])
-            kill(process.processIdentifier, SIGKILL)
+        let late = lock.withLock { children.compactMap { running[$0] } }
+        for pid in late { logger.warning("process did not stop in time; killing it", metadata: ["pid": "\(pid)"]) }
+        signal(SIGKILL, children)
+    }
+
+    /// Sends `signal` to those of `children` still running, under the lock, so that a child reaped
+    /// meanwhile (whose pid may be another process's by now) is not signalled.
+    private func signal(_ signal: Int32, _ children: [String]) {
+        lock.withLock {
+            for child in children { if let pid = running[child] { kill(pid, signal) } }
         }
     }
 }

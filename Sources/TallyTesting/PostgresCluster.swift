@@ -2,6 +2,7 @@ import Foundation
 
 #if canImport(Glibc)
 import Glibc
+import TallyLifecycle
 #endif
 
 /// A throwaway PostgreSQL server for tests: a cluster made with `initdb` in a temporary

@@ -2,6 +2,7 @@ import Foundation
 
 #if canImport(Glibc)
 import Glibc
+import TallyLifecycle
 #endif
 
 /// A file system of a few megabytes (tmpfs with a size), mounted on a fresh directory: where a

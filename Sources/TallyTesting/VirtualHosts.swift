@@ -2,6 +2,7 @@ import Foundation
 
 #if canImport(Glibc)
 import Glibc
+import TallyLifecycle
 #endif
 
 /// Hosts for a test of Tally across machines, on one machine: each host a Linux network

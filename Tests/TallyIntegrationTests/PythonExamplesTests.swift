@@ -1,4 +1,5 @@
 import Foundation
+import TallyLifecycle
 import TallyProtocol
 import TallyTesting
 import Testing
