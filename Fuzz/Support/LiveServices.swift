@@ -42,7 +42,8 @@ public final class LiveServices: Sendable {
         var harnesses: [String: ServiceHarness] = [:]
         for type in ServiceCatalog.handlers {
             // Durability.process: a fuzzed write need not wait for the disk.
-            guard let handler = try ServiceCatalog.handler(named: type.serviceName, data: .directory(directory, .process), options: options) else {
+            // Its background services are not run: SQLite checkpoints in the commits, as it does by default.
+            guard let handler = try ServiceCatalog.open(type.serviceName, data: .directory(directory, .process), options: options)?.handler else {
                 fatalError("the catalog lists \(type.serviceName) but makes no handler for it")
             }
             // The currency worker answers `unavailable` until its data is loaded (by its
