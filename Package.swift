@@ -58,10 +58,10 @@ let package = Package(
             "ZeroMQ", .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),
         // What operators see of a process: logs as text or JSON lines, metrics in Prometheus' text
-        // format and readiness over HTTP (a small SwiftNIO HTTP/1.1 server; the probe that reads
-        // it is a ZMQ_STREAM socket, so `tally health` needs no HTTP client).
+        // format and readiness over HTTP (a small SwiftNIO HTTP/1.1 server, and the one-shot
+        // client `tally health` probes it with).
         .target(name: "TallyObservability", dependencies: [
-            "ZeroMQ", "TallyLifecycle", "TallyJSON",
+            "TallyLifecycle", "TallyJSON",
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOPosix", package: "swift-nio"),
             .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -224,6 +224,7 @@ let package = Package(
         .testTarget(name: "TallyGatewayTests", dependencies: ["TallyGateway"]),
         .testTarget(name: "TallyObservabilityTests", dependencies: [
             "TallyObservability", .product(name: "Logging", package: "swift-log"),
+            .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
         ]),
         // The store's behaviour runs on both engines, so this target also depends on TallyPostgres.
         .testTarget(name: "TallyStorageTests", dependencies: ["TallyStorage", "TallyPostgres", "TallyProtocol", "TallyTesting"]),

@@ -2,7 +2,6 @@ import ArgumentParser
 import Foundation
 import TallyObservability
 import TallyProtocol
-import ZeroMQ
 
 /// `tally health`: one check for systemd, compose and orchestrators, answered by exit code.
 struct HealthCommand: AsyncParsableCommand {
@@ -48,9 +47,7 @@ struct HealthCommand: AsyncParsableCommand {
     private func checkReady(_ address: HTTPAddress) async -> Int32 {
         let timeout = Duration.milliseconds(connection.timeoutMs)
         do {
-            let response = try await DedicatedThread.run(name: "health-probe") {
-                try HTTPProbe.get("/ready", from: address, timeout: timeout)
-            }
+            let response = try await HTTPProbe.get("/ready", from: address, timeout: timeout)
             print("ready \(address): \(response.status)")
             return response.status == 200 ? 0 : 1
         } catch {

@@ -17,7 +17,4 @@ public struct HTTPAddress: Sendable, Equatable, CustomStringConvertible {
 
     /// The host `MetricsEndpoint` binds: `*` is every interface.
     var bindHost: String { host == "*" ? "0.0.0.0" : host }
-
-    /// The ZeroMQ tcp endpoint `HTTPProbe`'s `ZMQ_STREAM` socket connects to.
-    var zmqEndpoint: String { "tcp://\(host):\(port)" }
 }

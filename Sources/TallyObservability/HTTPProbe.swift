@@ -1,10 +1,11 @@
-import Foundation
-import ZeroMQ
+import NIOCore
+import NIOHTTP1
+import NIOPosix
 
-/// A one-shot `GET` of a Tally process's HTTP endpoint (`/ready`, `/metrics`), over a
-/// `ZMQ_STREAM` socket: what `tally health --ready` and the tests use, so neither needs an HTTP
-/// client library (or libcurl in a container image). Blocking: call it from a thread of its own
-/// (`DedicatedThread`), never from the Swift concurrency pool.
+/// A one-shot `GET` of a Tally process's HTTP endpoint (`/ready`, `/metrics`): what
+/// `tally health --ready` and the tests use. The client half of `MetricsEndpoint`, on the same
+/// SwiftNIO stack and NIO's shared event loops, so it needs no HTTP client library (or libcurl in
+/// a container image) and never blocks a thread of the Swift concurrency pool.
 public enum HTTPProbe {
     public struct Response: Sendable {
         public let status: Int
@@ -24,46 +25,70 @@ public enum HTTPProbe {
     }
 
     /// GETs `path` from `address`, waiting at most `timeout` for the whole response.
-    public static func get(_ path: String, from address: HTTPAddress, timeout: Duration) throws -> Response {
-        let context = try ZMQContext()
-        let socket = try ZMQSocket(context: context, type: .stream)
-        defer { socket.close() }
-        try socket.connect(address.zmqEndpoint)
-        let deadline = ContinuousClock.now + timeout
-        var poller = ZMQPoller()
-        let index = poller.add(socket)
-        var peer: Data?
-        var received = Data()
-        while true {
-            let left = deadline - ContinuousClock.now
-            guard left > .zero else {
-                throw Failure.unreachable("no answer from \(address) within \(timeout.roundedUpMilliseconds) ms")
+    public static func get(_ path: String, from address: HTTPAddress, timeout: Duration) async throws -> Response {
+        try await withThrowingTaskGroup(of: Response?.self) { group in
+            group.addTask { try await exchange(path, with: address) }
+            group.addTask {
+                try await Task.sleep(for: timeout)
+                return nil
             }
-            try poller.poll(timeout: left)
-            guard poller.isReadable(index) else { continue }
-            guard let frames = try socket.receive(dontWait: true), frames.count == 2 else { continue }
-            if peer == nil {
-                // The first message is the empty one that says the connection is open.
-                peer = frames[0]
-                let request = "GET \(path) HTTP/1.1\r\nHost: \(address)\r\nConnection: close\r\n\r\n"
-                try socket.send([frames[0], Data(request.utf8)])
-                continue
+            // The first to finish decides; cancelling the other closes the connection or ends the sleep.
+            defer { group.cancelAll() }
+            guard let response = try await group.next() ?? nil else {
+                throw Failure.unreachable("no answer from \(address) within \(timeout)")
             }
-            if frames[1].isEmpty { break }  // the server closed the connection: the response is whole
-            received.append(frames[1])
+            return response
         }
-        return try parse(received, from: address)
     }
 
-    private static func parse(_ received: Data, from address: HTTPAddress) throws -> Response {
-        guard let end = received.range(of: Data("\r\n\r\n".utf8)) else {
-            throw Failure.malformed("\(address) did not answer HTTP")
+    private static func exchange(_ path: String, with address: HTTPAddress) async throws -> Response {
+        let channel: NIOAsyncChannel<HTTPClientResponsePart, HTTPClientRequestPart>
+        do {
+            channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+                .connect(host: address.host, port: address.port) { channel in
+                    channel.eventLoop.makeCompletedFuture {
+                        try channel.pipeline.syncOperations.addHTTPClientHandlers()
+                        return try NIOAsyncChannel(wrappingChannelSynchronously: channel)
+                    }
+                }
+        } catch {
+            throw Failure.unreachable("cannot connect to \(address): \(error)")
         }
-        let statusLine = String(decoding: received[..<end.lowerBound].prefix { $0 != UInt8(ascii: "\r") }, as: UTF8.self)
-        let parts = statusLine.split(separator: " ")
-        guard parts.count >= 2, parts[0].hasPrefix("HTTP/"), let status = Int(parts[1]) else {
-            throw Failure.malformed("\(address) answered '\(statusLine)', not an HTTP status line")
+        return try await withTaskCancellationHandler {
+            do {
+                return try await channel.executeThenClose { inbound, outbound in
+                    var head = HTTPRequestHead(version: .http1_1, method: .GET, uri: path)
+                    head.headers.add(name: "Host", value: address.description)
+                    head.headers.add(name: "Connection", value: "close")
+                    try await outbound.write(.head(head))
+                    try await outbound.write(.end(nil))
+                    var status: Int?
+                    var body = ByteBuffer()
+                    do {
+                        for try await part in inbound {
+                            switch part {
+                            case .head(let response): status = Int(response.status.code)
+                            case .body(var bytes): body.writeBuffer(&bytes)
+                            case .end:
+                                guard let status else {
+                                    throw Failure.malformed("\(address) sent a body without a status line")
+                                }
+                                return Response(status: status, body: String(buffer: body))
+                            }
+                        }
+                    } catch let error as HTTPParserError {
+                        throw Failure.malformed("\(address) did not answer HTTP (\(error))")
+                    }
+                    throw Failure.malformed("\(address) closed the connection before a whole HTTP response")
+                }
+            } catch let error as Failure {
+                throw error
+            } catch {
+                throw Failure.unreachable("lost the connection to \(address): \(error)")
+            }
+        } onCancel: {
+            // The inbound stream does not end on cancellation by itself; closing the channel ends it.
+            channel.channel.close(promise: nil)
         }
-        return Response(status: status, body: String(decoding: received[end.upperBound...], as: UTF8.self))
     }
 }

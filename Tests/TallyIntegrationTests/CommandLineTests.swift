@@ -228,7 +228,7 @@ private func isFree(_ port: Int) -> Bool {
 
 private func scrape(_ path: String, port: Int) async throws -> HTTPProbe.Response {
     let address = try #require(HTTPAddress("127.0.0.1:\(port)"))
-    return try await DedicatedThread.run(name: "scrape") { try HTTPProbe.get(path, from: address, timeout: .seconds(10)) }
+    return try await HTTPProbe.get(path, from: address, timeout: .seconds(10))
 }
 
 /// Processes whose parent is `parent`, from /proc.

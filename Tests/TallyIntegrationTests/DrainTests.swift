@@ -157,7 +157,7 @@ import ZeroMQ
     }
 
     private func get(_ path: String, _ address: HTTPAddress) async throws -> HTTPProbe.Response {
-        try await DedicatedThread.run(name: "probe") { try HTTPProbe.get(path, from: address, timeout: .seconds(10)) }
+        try await HTTPProbe.get(path, from: address, timeout: .seconds(10))
     }
 }
 

@@ -153,7 +153,7 @@ import Darwin
     // MARK: Support
 
     private func get(_ path: String, _ address: HTTPAddress) async throws -> HTTPProbe.Response {
-        try await DedicatedThread.run(name: "scrape") { try HTTPProbe.get(path, from: address, timeout: .seconds(10)) }
+        try await HTTPProbe.get(path, from: address, timeout: .seconds(10))
     }
 
     /// Names of the series in Prometheus text exposition (histograms as `_bucket`, `_sum`, `_count`).
