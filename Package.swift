@@ -192,9 +192,12 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),
+        // What the command line draws on a terminal: a full-screen view redrawn in place
+        // (`tally status`) and a progress line; escape sequences and termios, nothing of Tally's.
+        .target(name: "TallyTerminal"),
         // The `tally` command line: every subcommand and its options.
         .target(name: "TallyCLI", dependencies: [
-            "ZeroMQ", "TallyProtocol", "TallyWorker", "TallyGateway", "TallyClient", "TallyCatalog",
+            "ZeroMQ", "TallyProtocol", "TallyTerminal", "TallyWorker", "TallyGateway", "TallyClient", "TallyCatalog",
             "TallyCurrency", "TallyMoney", "TallyNotifier", "TallyLifecycle", "TallyStorage", "TallyAuth", "TallyIdentity",
             "TallyObservability", "TallyTracing", "TallyProcessSupervision", "TallyDataMigration", "TallyTransportSecurity",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -222,6 +225,7 @@ let package = Package(
         .testTarget(name: "TallyProtocolTests", dependencies: ["TallyProtocol", "TallyTesting"]),
         // The broker's parts on their own; the gateway as a whole is tested through real sockets.
         .testTarget(name: "TallyGatewayTests", dependencies: ["TallyGateway"]),
+        .testTarget(name: "TallyTerminalTests", dependencies: ["TallyTerminal"]),
         .testTarget(name: "TallyObservabilityTests", dependencies: [
             "TallyObservability", .product(name: "Logging", package: "swift-log"),
             .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),

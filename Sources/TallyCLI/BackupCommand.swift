@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import TallyCatalog
 import TallyStorage
+import TallyTerminal
 
 /// `tally backup`: a consistent copy of one service's database, taken while it serves.
 struct BackupCommand: ParsableCommand {

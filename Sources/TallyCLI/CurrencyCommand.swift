@@ -5,6 +5,7 @@ import TallyCurrency
 import TallyJSON
 import TallyMoney
 import TallyStorage
+import TallyTerminal
 
 /// `tally currency`: the currency service's data, for operators.
 struct CurrencyCommand: ParsableCommand {

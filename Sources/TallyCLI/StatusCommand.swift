@@ -5,6 +5,7 @@ import ServiceLifecycle
 import TallyClient
 import TallyLifecycle
 import TallyProtocol
+import TallyTerminal
 import ZeroMQ
 
 struct StatusCommand: AsyncParsableCommand {

@@ -1,6 +1,7 @@
 import Foundation
 import TallyGateway
 import TallyNotifier
+import TallyTerminal
 
 /// `tally status` as lines of text: a table of the services (workers, busy, queued, request and
 /// error rates, totals, latency percentiles of the last minute), then the notifier's lag per

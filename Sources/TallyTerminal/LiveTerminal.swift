@@ -14,13 +14,13 @@ import Darwin
 /// Hand-written, not a library: it takes four escape sequences, `termios` and one `ioctl`. Of the
 /// packages that resolve here, Rainbow only colours text and console-kit (with its dependencies)
 /// offers neither a full-screen redraw nor reading single keys, so neither would pay for its build.
-final class LiveTerminal: @unchecked Sendable {
+public final class LiveTerminal: @unchecked Sendable {
     private var saved: termios?
     private var restored = false
 
     /// Switches the terminal over. Standard input keeps its mode when it is not a terminal (the
     /// view then quits on Ctrl-C or SIGTERM only).
-    init() {
+    public init() {
         if isatty(STDIN_FILENO) == 1 {
             var mode = termios()
             if tcgetattr(STDIN_FILENO, &mode) == 0 {
@@ -38,7 +38,7 @@ final class LiveTerminal: @unchecked Sendable {
     }
 
     /// Leaves the alternate screen, shows the cursor and gives standard input its mode back. Once.
-    func restore() {
+    public func restore() {
         guard !restored else { return }
         restored = true
         write(Self.showCursor + Self.leaveAlternateScreen)
@@ -48,10 +48,10 @@ final class LiveTerminal: @unchecked Sendable {
     deinit { restore() }
 
     /// Whether keys can be read from standard input.
-    var readsKeys: Bool { saved != nil }
+    public var readsKeys: Bool { saved != nil }
 
     /// The screen's size in characters; 80 × 24 when the terminal does not say.
-    var size: (columns: Int, rows: Int) {
+    public var size: (columns: Int, rows: Int) {
         var window = winsize()
         guard ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &window) == 0, window.ws_col > 0, window.ws_row > 0 else { return (80, 24) }
         return (Int(window.ws_col), Int(window.ws_row))
@@ -60,7 +60,7 @@ final class LiveTerminal: @unchecked Sendable {
     /// Draws `lines` over the previous frame: from the top left, each line cleared to its end,
     /// then the rest of the screen cleared, in one write so the frame never shows half drawn.
     /// Each line is cut to the screen's width and the frame to its height, so nothing scrolls.
-    func draw(_ lines: [StyledLine]) {
+    public func draw(_ lines: [StyledLine]) {
         let (columns, rows) = size
         var frame = Self.home
         for line in lines.prefix(rows) {
@@ -72,7 +72,7 @@ final class LiveTerminal: @unchecked Sendable {
 
     /// Waits up to `timeout` for a key or for `stop`; returns the keys read (empty when the time
     /// ran out or `stop` fired). Blocks: call it on a thread of its own.
-    func keys(waitingAtMost timeout: Duration, stop: Int32) -> [UInt8] {
+    public func keys(waitingAtMost timeout: Duration, stop: Int32) -> [UInt8] {
         var fds = [pollfd(fd: stop, events: Int16(POLLIN), revents: 0)]
         if readsKeys { fds.append(pollfd(fd: STDIN_FILENO, events: Int16(POLLIN), revents: 0)) }
         let milliseconds = Int32(clamping: timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000)
@@ -96,8 +96,8 @@ final class LiveTerminal: @unchecked Sendable {
 }
 
 /// A line of a view and how to show it on a terminal.
-struct StyledLine: Sendable, Equatable {
-    enum Style: String, Sendable {
+public struct StyledLine: Sendable, Equatable {
+    public enum Style: String, Sendable {
         case plain = ""
         case bold = "\u{1B}[1m"
         case dim = "\u{1B}[2m"
@@ -105,11 +105,16 @@ struct StyledLine: Sendable, Equatable {
         case alarm = "\u{1B}[31m"  // red
     }
 
-    var text: String
-    var style: Style = .plain
+    public var text: String
+    public var style: Style
+
+    public init(text: String, style: Style = .plain) {
+        self.text = text
+        self.style = style
+    }
 
     /// The line cut to `width` characters, with its style around it.
-    func rendered(width: Int) -> String {
+    public func rendered(width: Int) -> String {
         let cut = text.count > width ? String(text.prefix(width)) : text
         return style == .plain ? cut : style.rawValue + cut + "\u{1B}[0m"
     }
