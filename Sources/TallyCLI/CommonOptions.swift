@@ -139,7 +139,8 @@ struct ProcessOptions: ParsableArguments {
         // at SIGTERM; a load balancer sees the drain rather than a dead port.
         var configured: [ServiceGroupConfiguration.ServiceConfiguration] = []
         if let address = metricsAddress, let registry = Self.registry.withLock({ $0 }) {
-            configured.append(.init(service: MetricsEndpoint(address: address, registry: registry, logger: logger)))
+            // Bound here, before any service starts, so the port listens before the process says it is ready.
+            configured.append(.init(service: try await MetricsEndpoint.bind(address, registry: registry, logger: logger)))
         }
         // Before the process's own services, so that it stops after them and exports the spans of their drain.
         if let exporter = Self.tracingExporter.withLock({ $0 }) { configured.append(.init(service: exporter)) }

@@ -125,6 +125,21 @@ import Darwin
         await stack.stop()
     }
 
+    /// The endpoint's port is opened before anything else starts: taken, the process stops at
+    /// once and says which setting to change, instead of serving without the endpoint.
+    @Test func aTakenMetricsPortStopsTheProcessBeforeItServes() async throws {
+        let stack = try TallyStack()
+        let taken = try LoopbackListener()
+        let gateway = try stack.launch(
+            "gateway", ["gateway", "--frontend", stack.frontend, "--backend", stack.backend, "--metrics", "127.0.0.1:\(taken.port)"])
+        let exited = await gateway.waitForExit(timeout: .seconds(30))
+        let log = gateway.log
+        await stack.stop()
+        #expect(exited && gateway.exitStatus != 0, "\(log)")
+        #expect(log.contains("cannot serve /metrics and /ready on 127.0.0.1:\(taken.port) (--metrics, TALLY_METRICS_ADDRESS)"), "\(log)")
+        #expect(!log.contains("gateway ready"), "\(log)")
+    }
+
     @Test func healthExitsByWhatItFinds() async throws {
         let gatewayMetrics = try freeAddress()
         var options = TallyStack.Options(workers: ["calc": 1])
