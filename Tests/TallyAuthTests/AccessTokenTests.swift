@@ -119,3 +119,23 @@ import Testing
         #expect(rejection(token) != nil)
     }
 }
+
+@Suite struct Base64URLTests {
+    @Test func bytesSurviveTheRoundTripWithTheURLAlphabetAndNoPadding() throws {
+        for length in 0..<40 {
+            let bytes = Data((0..<length).map { UInt8(truncatingIfNeeded: $0 &* 97 &+ 251) })
+            let text = Base64URL.encode(bytes)
+            #expect(!text.contains("+") && !text.contains("/") && !text.contains("="), "\(text)")
+            #expect(Base64URL.decode(text) == bytes, "\(length) bytes as \(text)")
+        }
+        #expect(Base64URL.encode(Data([0xFB, 0xFF])) == "-_8")
+    }
+
+    @Test func anythingButTheOneSpellingIsRefused() {
+        #expect(Base64URL.decode("-_8") == Data([0xFB, 0xFF]))
+        for text in ["+/8", "-_8=", "-_9", "-_ 8", "-_8\n", "A", "AAAAA", "é"] {
+            #expect(Base64URL.decode(text) == nil, "\(text)")
+        }
+        #expect(Base64URL.decode("") == Data())
+    }
+}

@@ -1,0 +1,1 @@
+../../../../Sources/TallyAuth/Base64URL.swift

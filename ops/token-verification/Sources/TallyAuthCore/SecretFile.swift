@@ -1,0 +1,1 @@
+../../../../Sources/TallyAuth/SecretFile.swift

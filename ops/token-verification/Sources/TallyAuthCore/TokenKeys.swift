@@ -1,0 +1,1 @@
+../../../../Sources/TallyAuth/TokenKeys.swift
