@@ -213,6 +213,8 @@ let package = Package(
         .target(name: "TallyTesting", dependencies: [
             "ZeroMQ", "TallyLifecycle", "TallyProtocol", "TallyClient", "TallyWorker", "TallyAuth", "TallyTransportSecurity", "TallyStorage",
             "TallyPostgres",
+            .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
+            .product(name: "NIOHTTP1", package: "swift-nio"),
         ]),
         // Throughput and latency of a running stack: speed is measured here, never in tests.
         .executableTarget(name: "TallyBenchmark", dependencies: [

@@ -1,11 +1,14 @@
 import Foundation
+import NIOCore
+import NIOHTTP1
+import NIOPosix
 import Synchronization
-import ZeroMQ
 
 /// A small OpenTelemetry collector for tests: an HTTP server on a loopback port that takes OTLP/HTTP
 /// trace exports in JSON (`OTEL_EXPORTER_OTLP_PROTOCOL=http/json`) and keeps the spans, so a test
-/// can check what real processes exported. One thread with a ZMQ_STREAM socket (raw TCP); each
-/// export is answered `200 {}` and its connection closed.
+/// can check what real processes exported. SwiftNIO's HTTP/1.1 server on its shared event loops,
+/// as the processes' own `/metrics` endpoint is; each export is answered `200 {}` and its
+/// connection closed.
 public final class OTLPReceiver: Sendable {
     /// One span as exported: ids in lower-case hex, the `service.name` of the process that made it.
     public struct ReceivedSpan: Sendable, CustomStringConvertible {
@@ -25,85 +28,36 @@ public final class OTLPReceiver: Sendable {
 
     /// The base address to give an exporter: `http://127.0.0.1:PORT`.
     public let endpoint: String
-    private let received = Mutex<[ReceivedSpan]>([])
-    private let stopped = Atomic<Bool>(false)
-    private let finished = Mutex<Bool>(false)
-    private let context: ZMQContext
+    private let received: SpanInbox
+    private let listener: any Channel
 
-    public init() throws {
-        let port = try freeLoopbackPort()
-        endpoint = "http://127.0.0.1:\(port)"
-        context = try ZMQContext()
-        // The socket lives on the thread that uses it; the initializer waits until it is bound.
-        let bound = DispatchSemaphore(value: 0)
-        let failure = Mutex<(any Error)?>(nil)
-        let thread = Thread { [self] in
-            defer { finished.withLock { $0 = true } }
-            let socket: ZMQSocket
-            do {
-                socket = try ZMQSocket(context: context, type: .stream)
-                try socket.bind("tcp://127.0.0.1:\(port)")
-            } catch {
-                failure.withLock { $0 = error }
-                bound.signal()
-                return
+    private init(endpoint: String, received: SpanInbox, listener: any Channel) {
+        self.endpoint = endpoint
+        self.received = received
+        self.listener = listener
+    }
+
+    /// Listens on a loopback port the kernel picks; returns once it does.
+    public static func start() async throws -> OTLPReceiver {
+        let spans = SpanInbox()
+        let listener = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .childChannelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.configureHTTPServerPipeline(withPipeliningAssistance: false)
+                    try channel.pipeline.syncOperations.addHandler(ExportHandler(inbox: spans))
+                }
             }
-            bound.signal()
-            serve(socket)
-            socket.close()
-        }
-        thread.name = "otlp-receiver"
-        thread.start()
-        bound.wait()
-        if let error = failure.withLock({ $0 }) { throw error }
+            .bind(host: "127.0.0.1", port: 0).get()
+        let port = listener.localAddress?.port ?? 0
+        return OTLPReceiver(endpoint: "http://127.0.0.1:\(port)", received: spans, listener: listener)
     }
 
     /// Every span received so far.
-    public var spans: [ReceivedSpan] { received.withLock { $0 } }
+    public var spans: [ReceivedSpan] { received.spans.withLock { $0 } }
 
-    /// Stops the server thread (within its poll interval).
+    /// Stops listening.
     public func stop() async {
-        stopped.store(true, ordering: .releasing)
-        try? await waitUntil("the OTLP receiver stopped", timeout: .seconds(5)) { finished.withLock { $0 } }
-    }
-
-    private func serve(_ socket: ZMQSocket) {
-        var poller = ZMQPoller()
-        poller.add(socket)
-        // Bytes received on each open connection, by the STREAM socket's peer id.
-        var buffers: [Data: Data] = [:]
-        while !stopped.load(ordering: .acquiring) {
-            guard (try? poller.poll(timeoutMilliseconds: 50)) ?? 0 > 0 else { continue }
-            while let frames = try? socket.receive(dontWait: true), frames.count == 2 {
-                let (peer, bytes) = (frames[0], frames[1])
-                guard !bytes.isEmpty else {
-                    buffers[peer] = nil
-                    continue
-                }
-                var buffer = buffers[peer, default: Data()]
-                buffer.append(bytes)
-                guard let body = Self.completeBody(buffer) else {
-                    buffers[peer] = buffer
-                    continue
-                }
-                buffers[peer] = nil
-                let spans = Self.spans(fromExport: body)
-                received.withLock { $0 += spans }
-                let response = "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}"
-                _ = try? socket.send([peer, Data(response.utf8)], dontWait: true)
-                _ = try? socket.send([peer, Data()], dontWait: true)
-            }
-        }
-    }
-
-    /// The body of a request once all of it (by its Content-Length) has arrived.
-    static func completeBody(_ buffer: Data) -> Data? {
-        guard let end = buffer.range(of: Data("\r\n\r\n".utf8)) else { return nil }
-        let head = String(decoding: buffer[..<end.lowerBound], as: UTF8.self).lowercased()
-        let length = head.split(separator: "\r\n").first { $0.hasPrefix("content-length:") }
-            .flatMap { Int($0.dropFirst("content-length:".count).trimmingCharacters(in: .whitespaces)) } ?? 0
-        let body = buffer[end.upperBound...]
-        return body.count >= length ? Data(body.prefix(length)) : nil
+        try? await listener.close()
     }
 
     /// The spans of an OTLP/JSON `ExportTraceServiceRequest`.
@@ -140,5 +94,42 @@ public final class OTLPReceiver: Sendable {
             result[key] = "\(first.value)"
         }
         return result
+    }
+}
+
+/// The spans every connection's handler has read, in the order their exports arrived.
+private final class SpanInbox: Sendable {
+    let spans = Mutex<[OTLPReceiver.ReceivedSpan]>([])
+}
+
+/// Reads one export on a connection (its head and whole body), keeps its spans, answers `200 {}`
+/// and closes the connection.
+private final class ExportHandler: ChannelInboundHandler {
+    typealias InboundIn = HTTPServerRequestPart
+    typealias OutboundOut = HTTPServerResponsePart
+
+    private let inbox: SpanInbox
+    private var body = ByteBuffer()
+
+    init(inbox: SpanInbox) {
+        self.inbox = inbox
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        switch unwrapInboundIn(data) {
+        case .head: body.clear()
+        case .body(var bytes): body.writeBuffer(&bytes)
+        case .end:
+            let spans = OTLPReceiver.spans(fromExport: Data(body.readableBytesView))
+            inbox.spans.withLock { $0 += spans }
+            var headers = HTTPHeaders()
+            headers.add(name: "Content-Type", value: "application/json")
+            headers.add(name: "Content-Length", value: "2")
+            headers.add(name: "Connection", value: "close")
+            context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: .ok, headers: headers))), promise: nil)
+            context.write(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(string: "{}")))), promise: nil)
+            let channel = context.channel
+            context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in channel.close(promise: nil) }
+        }
     }
 }

@@ -32,7 +32,7 @@ import Testing
     }
 
     @Test func onePurchaseIsOneTraceFromTheGatewayToTheAlert() async throws {
-        let receiver = try OTLPReceiver()
+        let receiver = try await OTLPReceiver.start()
         var options = TallyStack.Options(workers: ["shopping": 1])
         options.environment = [
             "TALLY_TRACING_ENDPOINT": receiver.endpoint,
@@ -40,7 +40,12 @@ import Testing
             // receiver reads it without protobuf, and exported at once rather than every 5 s.
             "OTEL_EXPORTER_OTLP_PROTOCOL": "http/json", "OTEL_BSP_SCHEDULE_DELAY": "50",
         ]
-        try await TallyStack.with(options) { stack in try await purchaseAndAlert(stack, receiver) }
+        do {
+            try await TallyStack.with(options) { stack in try await purchaseAndAlert(stack, receiver) }
+        } catch {
+            await receiver.stop()
+            throw error
+        }
         await receiver.stop()
     }
 
@@ -74,8 +79,14 @@ import Testing
             "tally-gateway shopping/mark_purchased", "tally-shopping shopping/mark_purchased", "tally-shopping transaction shopping",
             "tally-notifier process shopping.price_changed", "tally-notifier create alert.price_higher",
         ]
-        try await stack.waitUntil("the trace's spans arrive from every process", timeout: .seconds(60)) {
-            expected.isSubset(of: Set(receiver.spans.filter { $0.traceID == caller.traceID }.map { "\($0.serviceName) \($0.name)" }))
+        do {
+            try await stack.waitUntil("the trace's spans arrive from every process", timeout: .seconds(60)) {
+                expected.isSubset(of: Set(receiver.spans.filter { $0.traceID == caller.traceID }.map { "\($0.serviceName) \($0.name)" }))
+            }
+        } catch {
+            // What did arrive, and what each process said (an export it could not send says so).
+            Issue.record("trace \(caller.traceID)\n\(receiver.spans.map(\.description).joined(separator: "\n"))\n\(stack.logs)")
+            throw error
         }
         let trace = receiver.spans.filter { $0.traceID == caller.traceID }
         let gateway = try Self.span("tally-gateway", "shopping/mark_purchased", in: trace)
