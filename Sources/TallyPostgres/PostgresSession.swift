@@ -21,7 +21,15 @@ final class PostgresSession: SQLSession {
     let deadline: Duration
     private let logger: Logger
     private(set) var doom: PostgresFailure?
-    private var savepoints = 0
+    /// Savepoints opened in this transaction, for their names.
+    private var savepointsMade = 0
+    /// Savepoints whose code is running (nested in one another).
+    private var openSavepoints = 0
+    /// The run of outermost savepoints that ended but are not released: its first, and how many.
+    private var unreleased: (first: String?, count: Int) = (nil, 0)
+    /// How many savepoints a run holds before one `RELEASE` ends them all: enough that the release
+    /// costs little per change, few enough that the server's stack of subtransactions stays short.
+    static let unreleasedLimit = 16
 
     var dialect: SQLDialect { .postgres }
 
@@ -50,20 +58,61 @@ final class PostgresSession: SQLSession {
         }
     }
 
+    /// Joins the statements into one (`WITH s0 AS (...), s1 AS (...) last`), a single round
+    /// trip: PostgreSQL runs a data-modifying `WITH` to completion, every part on one snapshot.
+    func executeBatch(_ statements: [SQL]) throws {
+        guard let last = statements.last else { return }
+        guard statements.count > 1 else {
+            try execute(last)
+            return
+        }
+        let parts = statements.dropLast().enumerated().map { index, statement -> SQL in
+            "\(raw: "s\(index)") AS (\(statement))"
+        }
+        try execute("WITH \(SQL.joined(parts, separator: ", ")) \(last)")
+    }
+
+    /// A change's savepoint is not released when it succeeds, only recorded: the group commit's
+    /// changes each open one, and a `RELEASE` of its own would cost each change one more wait on
+    /// the server. Releasing the first savepoint of a run releases every one opened after it, so
+    /// one `RELEASE` per `unreleasedLimit` savepoints keeps the transaction's nesting shallow.
+    /// Only savepoints opened outside any other are left so: releasing an outer one would end an
+    /// inner one its code still has open.
     func savepoint<T>(_ body: () throws -> T) throws -> T {
-        savepoints += 1
-        let name = "tally_\(savepoints)"
-        defer { savepoints -= 1 }
+        savepointsMade += 1
+        let name = "tally_\(savepointsMade)"
+        let outermost = openSavepoints == 0
+        openSavepoints += 1
+        defer { openSavepoints -= 1 }
         try command("SAVEPOINT \(name)")
+        let value: T
         do {
-            let value = try body()
-            try command("RELEASE SAVEPOINT \(name)")
-            return value
+            value = try body()
         } catch {
-            // A doomed transaction cannot roll back to a savepoint; the engine ends it.
-            if doom == nil { try command("ROLLBACK TO SAVEPOINT \(name)") }
+            // A doomed transaction cannot roll back to a savepoint; the engine ends it. Rolled
+            // back, the savepoint stays open, so it joins the run like a released one would.
+            if doom == nil {
+                try command("ROLLBACK TO SAVEPOINT \(name)")
+                if outermost { try keepOpen(name) }
+            }
             throw error
         }
+        if outermost {
+            try keepOpen(name)
+        } else {
+            try command("RELEASE SAVEPOINT \(name)")
+        }
+        return value
+    }
+
+    /// Adds an outermost savepoint to the run left open, releasing the run when it is long enough.
+    private func keepOpen(_ name: String) throws {
+        let first = unreleased.first ?? name
+        unreleased.count += 1
+        unreleased.first = first
+        guard unreleased.count >= Self.unreleasedLimit else { return }
+        unreleased = (nil, 0)
+        try command("RELEASE SAVEPOINT \(first)")
     }
 
     /// Runs a statement of the engine's own (BEGIN, COMMIT, SAVEPOINT); returns its command tag.

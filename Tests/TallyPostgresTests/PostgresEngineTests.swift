@@ -1,6 +1,6 @@
 import Foundation
 import Synchronization
-import TallyPostgres
+@testable import TallyPostgres
 import TallyProtocol
 import TallyStorage
 import TallyTesting
@@ -116,6 +116,61 @@ struct PostgresEngineTests {
             try session.execute("INSERT INTO value (label) VALUES ('after')")
         }
         #expect(try engine.read { try $0.fetchValues("SELECT label FROM value ORDER BY id", as: String.self) } == ["kept", "after"])
+    }
+
+    /// A group commit's changes leave their savepoints open in runs (one `RELEASE` ends a run):
+    /// across several runs, with failures and nested savepoints among them, each failure still
+    /// undoes only its own work, and the server's nesting never grows past one run.
+    @Test func savepointsLeftOpenInRunsStillEachUndoOnlyTheirOwn() throws {
+        let engine = try engine()
+        let changes = PostgresSession.unreleasedLimit * 3 + 5
+        try engine.write { session in
+            for count in 1...changes {
+                _ = try? session.savepoint {
+                    try session.execute("INSERT INTO value (count, label) VALUES (\(Int64(count)), 'outer')")
+                    // A nested savepoint is released (or undone) at once, as before.
+                    _ = try? session.savepoint {
+                        try session.execute("INSERT INTO value (count, label) VALUES (\(Int64(count)), 'inner')")
+                        if count % 5 == 0 { throw TallyError.invalidArgument("inner fails") }
+                    }
+                    if count % 3 == 0 { throw TallyError.invalidArgument("outer fails") }
+                }
+            }
+            // The first run was released as a whole: its first savepoint is gone.
+            #expect(throws: StorageFailure.self) { try session.savepoint { try session.execute("RELEASE SAVEPOINT tally_1") } }
+        }
+        let rows = try engine.read { session in
+            try session.fetchValues("SELECT count || ' ' || label FROM value ORDER BY id", as: String.self)
+        }
+        var expected: [String] = []
+        for count in 1...changes where count % 3 != 0 {
+            expected.append("\(count) outer")
+            if count % 5 != 0 { expected.append("\(count) inner") }
+        }
+        #expect(rows == expected)
+    }
+
+    /// The statements a change ends with run as one on PostgreSQL: every one of them takes effect,
+    /// and a failing one takes the others with it.
+    @Test func aBatchRunsEveryStatementOrNone() throws {
+        let engine = try engine()
+        try engine.write { session in
+            try session.executeBatch([
+                "INSERT INTO value (label, count) VALUES (\("a"), \(Int64(1)))",
+                "INSERT INTO value (label, bytes) VALUES (\("b"), \(Data([0, 1, 2])))",
+                "INSERT INTO value (label, at) VALUES (\("c"), \(timestamp: 1_700_000_000_123))",
+            ])
+            try session.executeBatch(["INSERT INTO value (label) VALUES (\("d"))"])
+            try session.executeBatch([])
+        }
+        #expect(try engine.read { try $0.fetchValues("SELECT label FROM value ORDER BY label", as: String.self) } == ["a", "b", "c", "d"])
+        #expect(try engine.read { try $0.fetchValue("SELECT bytes FROM value WHERE label = 'b'", as: Data.self) } == Data([0, 1, 2]))
+        #expect(throws: StorageFailure.self) {
+            try engine.write { session in
+                try session.executeBatch(["INSERT INTO value (label) VALUES (\("e"))", "INSERT INTO no_such_table VALUES (1)"])
+            }
+        }
+        #expect(try engine.read { try $0.fetchValue("SELECT COUNT(*) FROM value WHERE label = 'e'", as: Int.self) } == 0)
     }
 
     @Test func aFailedStatementIsAStorageFailureAndLeavesNothing() throws {

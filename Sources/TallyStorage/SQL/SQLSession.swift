@@ -10,12 +10,23 @@ public protocol SQLSession {
 
     func fetchAll(_ sql: SQL) throws -> [SQLRow]
 
+    /// Runs statements that return no rows and read nothing the others write (each may run on
+    /// the same snapshot as the rest, in any order), in as few round trips to the database as
+    /// the engine can: for the rows a change ends with (its events, its stored result), which on
+    /// a database server would otherwise each wait for their own answer. SQLite, in the process,
+    /// runs them one by one; PostgreSQL as one statement.
+    func executeBatch(_ statements: [SQL]) throws
+
     /// Runs `body` so that, if it throws, what it did is undone and the rest of the transaction
     /// stands (a SQL savepoint).
     func savepoint<T>(_ body: () throws -> T) throws -> T
 }
 
 extension SQLSession {
+    public func executeBatch(_ statements: [SQL]) throws {
+        for statement in statements { try execute(statement) }
+    }
+
     public func fetchOne(_ sql: SQL) throws -> SQLRow? {
         try fetchAll(sql).first
     }

@@ -48,23 +48,26 @@ enum EventOutbox {
     /// trace, not a store for whatever a client sends.
     static let maximumRequestIDLength = 128
 
-    /// Numbers and stores `events` in the caller's transaction; returns them as CloudEvents.
+    /// Numbers `events` in the caller's transaction; returns them as CloudEvents, with the
+    /// statements that store them (the caller runs those, with the change's other closing rows).
     static func append(
         _ events: [any DomainEvent], service: String, epoch: String, at now: Int64, requestID: String?,
         traceparent: String? = nil, _ session: any SQLSession
-    ) throws -> [CloudEvent] {
-        guard !events.isEmpty else { return [] }
+    ) throws -> (events: [CloudEvent], inserts: [SQL]) {
+        guard !events.isEmpty else { return ([], []) }
         // Outside a numbered transaction, a numbering of its own: one update, as it always was.
         var sequence = try (EventNumbering.current ?? EventNumbering()).take(events.count, session) - 1
         let time = Timestamp.rfc3339(now)
         let requestID = requestID.flatMap { $0.isEmpty ? nil : String($0.prefix(Self.maximumRequestIDLength)) }
         // Only a well-formed one is kept: it is the client's, read off its envelope.
         let traceparent = traceparent.flatMap { TraceParent($0) == nil ? nil : $0 }
-        return try events.map { event in
+        var inserts: [SQL] = []
+        inserts.reserveCapacity(events.count)
+        let cloudEvents = try events.map { event in
             sequence += 1
             let payload = try TallyJSON.encode(event)
             let id = Self.randomID()
-            try session.execute(
+            inserts.append(
                 """
                 INSERT INTO event (sequence, id, type, subject, time, data, request_id, traceparent)
                 VALUES (\(sequence), \(id), \(event.type), \(event.subject), \(time), \(payload), \(requestID), \(traceparent))
@@ -74,6 +77,7 @@ enum EventOutbox {
                 sequence: sequence, data: try JSONReader.parse(payload), requestID: requestID, epoch: epoch,
                 traceparent: traceparent)
         }
+        return (cloudEvents, inserts)
     }
 
     /// A random (version 4) UUID, lowercased: an event's id. Not `UUID()`, which on Linux opens,

@@ -39,13 +39,13 @@ enum IdempotencyKeys {
         return try JSONReader.parse(try row["result"] as Data)
     }
 
-    /// Stores `result` for `key`; with `purging`, also forgets the keys past their retention.
-    static func store(
-        _ key: String, scope: String, fingerprint: String, result: Data, now: Int64, purging: Bool, _ session: any SQLSession
-    ) throws {
+    /// The statements that store `result` for `key`; with `purging`, also forget the keys past
+    /// their retention. The caller runs them, with the change's other closing rows.
+    static func storing(_ key: String, scope: String, fingerprint: String, result: Data, now: Int64, purging: Bool) -> [SQL] {
         let seconds = now / 1000
-        try session.execute(
-            "INSERT INTO idempotency_key (key, scope, fingerprint, result, created_at) VALUES (\(key), \(scope), \(fingerprint), \(result), \(seconds))")
-        if purging { try session.execute("DELETE FROM idempotency_key WHERE created_at < \(seconds - retention.components.seconds)") }
+        let insert: SQL =
+            "INSERT INTO idempotency_key (key, scope, fingerprint, result, created_at) VALUES (\(key), \(scope), \(fingerprint), \(result), \(seconds))"
+        guard purging else { return [insert] }
+        return [insert, "DELETE FROM idempotency_key WHERE created_at < \(seconds - retention.components.seconds)"]
     }
 }
