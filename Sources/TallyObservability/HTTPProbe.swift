@@ -60,8 +60,16 @@ public enum HTTPProbe {
                     var head = HTTPRequestHead(version: .http1_1, method: .GET, uri: path)
                     head.headers.add(name: "Host", value: address.description)
                     head.headers.add(name: "Connection", value: "close")
-                    try await outbound.write(.head(head))
-                    try await outbound.write(.end(nil))
+                    // A write can fail because the other end already answered and closed (a
+                    // server that speaks first, and not HTTP): what it sent, read below, says
+                    // more than the failed write, which is reported only when it sent nothing.
+                    var requestFailure: (any Error)?
+                    do {
+                        try await outbound.write(.head(head))
+                        try await outbound.write(.end(nil))
+                    } catch {
+                        requestFailure = error
+                    }
                     var status: Int?
                     var body = ByteBuffer()
                     do {
@@ -79,6 +87,7 @@ public enum HTTPProbe {
                     } catch let error as HTTPParserError {
                         throw Failure.malformed("\(address) did not answer HTTP (\(error))")
                     }
+                    if let requestFailure, status == nil, body.readableBytes == 0 { throw requestFailure }
                     throw Failure.malformed("\(address) closed the connection before a whole HTTP response")
                 }
             } catch let error as Failure {

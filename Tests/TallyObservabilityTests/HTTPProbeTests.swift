@@ -37,8 +37,8 @@ import Testing
         }
     }
 
-    /// Runs `body` with a TCP listener on a free loopback port that answers what it reads with
-    /// `answer` and closes the connection, or (nil) reads and never answers.
+    /// Runs `body` with a TCP listener on a free loopback port that sends `answer` to each peer
+    /// and closes the connection, or (nil) reads and never answers.
     @discardableResult
     private func withListener<T>(answering answer: String?, _ body: (HTTPAddress) async throws -> T) async throws -> T {
         let listener = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
@@ -60,14 +60,15 @@ import Testing
     }
 }
 
-/// Answers whatever the peer sends with its text, then closes the connection.
+/// Sends its text as soon as a peer connects, as an SSH server speaks first, then closes the
+/// connection: often before the probe's request has gone out, whose write then fails.
 private final class FixedAnswer: ChannelInboundHandler, Sendable {
     typealias InboundIn = ByteBuffer
     let text: String
 
     init(text: String) { self.text = text }
 
-    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+    func channelActive(context: ChannelHandlerContext) {
         let connection = NIOLoopBound(context, eventLoop: context.eventLoop)
         context.writeAndFlush(NIOAny(ByteBuffer(string: text))).whenComplete { _ in connection.value.close(promise: nil) }
     }
