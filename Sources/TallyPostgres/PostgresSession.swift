@@ -27,6 +27,9 @@ final class PostgresSession: SQLSession {
     private var openSavepoints = 0
     /// The run of outermost savepoints that ended but are not released: its first, and how many.
     private var unreleased: (first: String?, count: Int) = (nil, 0)
+    /// Commands that go out with the next statement instead of waiting for an answer of their
+    /// own: the savepoints opened since the last statement, and a run's release.
+    private var unsent: [Unsent] = []
     /// How many savepoints a run holds before one `RELEASE` ends them all: enough that the release
     /// costs little per change, few enough that the server's stack of subtransactions stays short.
     static let unreleasedLimit = 16
@@ -72,47 +75,59 @@ final class PostgresSession: SQLSession {
         try execute("WITH \(SQL.joined(parts, separator: ", ")) \(last)")
     }
 
-    /// A change's savepoint is not released when it succeeds, only recorded: the group commit's
-    /// changes each open one, and a `RELEASE` of its own would cost each change one more wait on
-    /// the server. Releasing the first savepoint of a run releases every one opened after it, so
-    /// one `RELEASE` per `unreleasedLimit` savepoints keeps the transaction's nesting shallow.
-    /// Only savepoints opened outside any other are left so: releasing an outer one would end an
-    /// inner one its code still has open.
+    /// A savepoint costs no wait of its own: its `SAVEPOINT` goes out with the body's first
+    /// statement (a body that sends none had nothing to undo, and its savepoint is never made).
+    ///
+    /// And a change's savepoint is not released when it succeeds, only recorded: the group
+    /// commit's changes each open one, and a `RELEASE` of its own would cost each change one more
+    /// wait on the server. Releasing the first savepoint of a run releases every one opened after
+    /// it, so one `RELEASE` per `unreleasedLimit` savepoints keeps the transaction's nesting
+    /// shallow. Only savepoints opened outside any other are left so: releasing an outer one
+    /// would end an inner one its code still has open.
     func savepoint<T>(_ body: () throws -> T) throws -> T {
         savepointsMade += 1
         let name = "tally_\(savepointsMade)"
         let outermost = openSavepoints == 0
         openSavepoints += 1
         defer { openSavepoints -= 1 }
-        try command("SAVEPOINT \(name)")
+        unsent.append(Unsent(text: "SAVEPOINT \(name)", opens: name))
+        /// Whether the body sent a statement, and so the savepoint was made; if not, it is
+        /// forgotten, with what its body left unsent.
+        func made() -> Bool {
+            guard let index = unsent.firstIndex(where: { $0.opens == name }) else { return true }
+            unsent.removeSubrange(index...)
+            return false
+        }
         let value: T
         do {
             value = try body()
         } catch {
             // A doomed transaction cannot roll back to a savepoint; the engine ends it. Rolled
             // back, the savepoint stays open, so it joins the run like a released one would.
-            if doom == nil {
+            if made() && doom == nil {
                 try command("ROLLBACK TO SAVEPOINT \(name)")
-                if outermost { try keepOpen(name) }
+                if outermost { keepOpen(name) }
             }
             throw error
         }
+        guard made() else { return value }
         if outermost {
-            try keepOpen(name)
+            keepOpen(name)
         } else {
             try command("RELEASE SAVEPOINT \(name)")
         }
         return value
     }
 
-    /// Adds an outermost savepoint to the run left open, releasing the run when it is long enough.
-    private func keepOpen(_ name: String) throws {
+    /// Adds an outermost savepoint to the run left open; when the run is long enough, its
+    /// release goes out with the next statement.
+    private func keepOpen(_ name: String) {
         let first = unreleased.first ?? name
         unreleased.count += 1
         unreleased.first = first
         guard unreleased.count >= Self.unreleasedLimit else { return }
         unreleased = (nil, 0)
-        try command("RELEASE SAVEPOINT \(first)")
+        unsent.append(Unsent(text: "RELEASE SAVEPOINT \(first)", opens: nil))
     }
 
     /// Runs a statement of the engine's own (BEGIN, COMMIT, SAVEPOINT); returns its command tag.
@@ -124,6 +139,7 @@ final class PostgresSession: SQLSession {
     /// Ends the transaction without its changes. When that fails too, the connection is closed,
     /// so the pool never lends out a connection stuck in a transaction.
     func rollback() {
+        unsent = []
         guard !lease.isDiscarded && !connection.isClosed else { return }
         guard case .success = BlockingWait.result(of: send(PostgresQuery(unsafeSQL: "ROLLBACK")), within: deadline) else {
             lease.discard()
@@ -132,7 +148,22 @@ final class PostgresSession: SQLSession {
     }
 
     private func query(_ text: String, _ values: [SQLValue]) throws -> PostgresQueryResult {
-        try run(send(PostgresQuery(unsafeSQL: text, binds: PostgresValues.bindings(values))))
+        let statement = PostgresQuery(unsafeSQL: text, binds: PostgresValues.bindings(values))
+        guard !unsent.isEmpty else { return try run(send(statement)) }
+        // The unsent commands first, on the connection's queue, and one wait for them all.
+        let commands = unsent.map { PostgresQuery(unsafeSQL: $0.text) }
+        unsent = []
+        let results = try run(send(commands + [statement]))
+        for case .failure(let error) in results.dropLast() {
+            // Whatever the statement did, a savepoint may be missing: the transaction cannot commit.
+            let failure = classify(error)
+            doom = doom ?? failure
+            throw failure.error(location: location, database: database)
+        }
+        switch results[results.count - 1] {
+        case .success(let result): return result
+        case .failure(let error): throw classify(error).error(location: location, database: database)
+        }
     }
 
     /// Sends `query` from the connection's event loop, and only while its channel is open.
@@ -155,6 +186,18 @@ final class PostgresSession: SQLSession {
         }
     }
 
+    /// Sends `queries` in order from the connection's event loop (postgres-nio runs them one after
+    /// another), and hands back each one's result once the last has one.
+    private func send(_ queries: [PostgresQuery]) -> EventLoopFuture<[Result<PostgresQueryResult, any Error>]> {
+        let connection = connection
+        let logger = logger
+        return connection.eventLoop.flatSubmit {
+            guard !connection.isClosed else { return connection.eventLoop.makeFailedFuture(PostgresFailure.ClosedConnection()) }
+            let results = queries.map { connection.query($0, logger: logger) }
+            return EventLoopFuture.whenAllComplete(results, on: connection.eventLoop)
+        }
+    }
+
     private func run<Value: Sendable>(_ future: EventLoopFuture<Value>) throws -> Value {
         guard let result = BlockingWait.result(of: future, within: deadline) else {
             doom = .connectionLost
@@ -163,16 +206,27 @@ final class PostgresSession: SQLSession {
         }
         switch result {
         case .success(let value): return value
-        case .failure(let error):
-            let failure = PostgresFailure(error)
-            switch failure {
-            case .conflict: doom = doom ?? failure
-            case _ where failure.breaksConnection:
-                doom = failure
-                lease.discard()
-            default: break
-            }
-            throw failure.error(location: location, database: database)
+        case .failure(let error): throw classify(error).error(location: location, database: database)
         }
     }
+
+    /// What a statement's error means for the transaction: one that dooms it is kept in `doom`,
+    /// and one that breaks the connection gives the connection up.
+    private func classify(_ error: any Error) -> PostgresFailure {
+        let failure = PostgresFailure(error)
+        switch failure {
+        case .conflict: doom = doom ?? failure
+        case _ where failure.breaksConnection:
+            doom = failure
+            lease.discard()
+        default: break
+        }
+        return failure
+    }
+}
+
+/// A command sent with the next statement; `opens` names the savepoint a `SAVEPOINT` makes.
+private struct Unsent {
+    let text: String
+    let opens: String?
 }
