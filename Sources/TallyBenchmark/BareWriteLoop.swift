@@ -85,16 +85,17 @@ struct BareWriteLoop {
                         RETURNING id, list_id, name, name_key, unit, planned_quantity, purchased_quantity, purchased, unit_price_minor, purchased_at_ms, created_at_ms, updated_at_ms
                         """)
                     try session.execute("UPDATE shopping_list SET item_count = item_count + 1, updated_at_ms = \(timestamp: now) WHERE id = \(list)")
-                    try session.execute(
+                    // The event and the stored result as the stack writes them: one batch.
+                    try session.executeBatch([
                         """
                         INSERT INTO event (sequence, id, type, subject, time, data, request_id, traceparent)
                         VALUES (\(sequence), \(UUID().uuidString.lowercased()), 'shopping.item_added', \("list/\(list)"), \(Timestamp.rfc3339(now)), \(sample.eventData), \(name), NULL)
-                        """)
-                    try session.execute(
+                        """,
                         """
                         INSERT INTO idempotency_key (key, scope, fingerprint, result, created_at)
                         VALUES (\("bare-\(written)"), 'shopping.add_item:bench', \(name), \(sample.result), \(now / 1000))
-                        """)
+                        """,
+                    ])
                 }
             }
         }
