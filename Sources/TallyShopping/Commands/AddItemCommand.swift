@@ -18,7 +18,7 @@ enum AddItemCommand {
             try list.checkRoom()
             let item = try ItemRecord.insert(
                 session, into: &list, name: name, nameKey: nameKey, unit: unit, plannedQuantity: planned, at: change.now)
-            try list.touch(session, at: change.now)
+            list.touch(&change)
             let target = ItemTarget(list: list, item: item, currency: try list.storedCurrency())
             change.record(ShoppingEvent.itemAdded(target.event()))
             return try target.result()

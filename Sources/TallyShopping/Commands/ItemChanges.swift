@@ -20,12 +20,12 @@ struct ItemTarget {
 
     /// Stores the item when it changed (with the list's tallies and `updated_at`), unless the
     /// list's total would no longer fit; `field` is the arg blamed when it would not.
-    mutating func save(_ session: any SQLSession, original: ItemRecord, at now: Int64, field: String) throws {
+    mutating func save(_ change: inout Change, original: ItemRecord, field: String) throws {
         guard item != original else { return }
-        item.updatedAt = now
-        try item.update(session, from: original, in: &list)
+        item.updatedAt = change.now
+        try item.update(change.session, from: original, in: &list)
         _ = try list.tallies.checkedTotal(in: currency, field: field)
-        try list.touch(session, at: now)
+        list.touch(&change)
     }
 
     func result(comparison: Comparison? = nil) throws -> ItemChange {

@@ -23,7 +23,7 @@ enum MarkPurchasedCommand {
                 target.item.purchased = true
                 target.item.purchasedAt = change.now
             }
-            try target.save(change.session, original: original, at: change.now, field: hasPrice ? "args.unit_price" : "args.purchased_quantity")
+            try target.save(&change, original: original, field: hasPrice ? "args.unit_price" : "args.purchased_quantity")
             if !original.purchased {
                 change.record(ShoppingEvent.itemPurchased(target.event()))
             } else if target.item != original {

@@ -16,7 +16,7 @@ enum MarkUnpurchasedCommand {
             target.item.purchased = false
             target.item.purchasedQuantity = 0
             target.item.purchasedAt = nil
-            try target.save(change.session, original: original, at: change.now, field: "args.item_id")
+            try target.save(&change, original: original, field: "args.item_id")
             if original.purchased {
                 change.record(ShoppingEvent.itemUnpurchased(target.event()))
             }

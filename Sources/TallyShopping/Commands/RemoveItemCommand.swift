@@ -10,7 +10,7 @@ enum RemoveItemCommand {
         return try store.change(context, args, owner: owner) { change in
             var target = try ItemTarget.find(change.session, owner: owner, listID: ids.list, itemID: ids.item)
             try target.item.delete(change.session, from: &target.list)
-            try target.list.touch(change.session, at: change.now)
+            target.list.touch(&change)
             change.record(ShoppingEvent.itemRemoved(target.event()))
             return try target.result()
         }

@@ -14,7 +14,7 @@ enum RenameListCommand {
             if list.name != name {
                 let previous = list.name
                 list.name = name
-                try list.touch(change.session, at: change.now)
+                list.touch(&change)
                 change.record(ShoppingEvent.listRenamed(.init(owner: owner, listID: id, name: name, previousName: previous)))
             }
             return try ListSummary(list)

@@ -15,7 +15,7 @@ enum SetPriceCommand {
             try target.refuseTemplate("shopping.set_price")
             let original = target.item
             target.item.unitPrice = try args.amount("unit_price", in: target.currency)
-            try target.save(change.session, original: original, at: change.now, field: "args.unit_price")
+            try target.save(&change, original: original, field: "args.unit_price")
             let priceIsNew = original.unitPrice != target.item.unitPrice
             if priceIsNew {
                 change.record(ShoppingEvent.itemUpdated(target.event(changed: ["unit_price"])))

@@ -30,7 +30,7 @@ enum UpdateItemCommand {
             if clearsUnit { target.item.unit = nil } else if let unit { target.item.unit = unit }
             if let planned { target.item.plannedQuantity = planned }
             if let purchased { target.item.purchasedQuantity = purchased }
-            try target.save(change.session, original: original, at: change.now, field: "args.purchased_quantity")
+            try target.save(&change, original: original, field: "args.purchased_quantity")
             let changed = ItemDiff.fields(original, target.item)
             if !changed.isEmpty {
                 change.record(ShoppingEvent.itemUpdated(target.event(changed: changed)))

@@ -58,11 +58,15 @@ struct ListRecord: Equatable {
 
     /// Writes back the columns a change may change: the name, the times and the tallies.
     func update(_ session: any SQLSession) throws {
-        try session.execute("""
-            UPDATE shopping_list SET name = \(name), opened_at_ms = \(timestamp: openedAt), updated_at_ms = \(timestamp: updatedAt),
-                item_count = \(tallies.items), purchased_count = \(tallies.purchased), total_minor = \(tallies.total)
-            WHERE id = \(id)
-            """)
+        try session.execute(updateStatement)
+    }
+
+    private var updateStatement: SQL {
+        """
+        UPDATE shopping_list SET name = \(name), opened_at_ms = \(timestamp: openedAt), updated_at_ms = \(timestamp: updatedAt),
+            item_count = \(tallies.items), purchased_count = \(tallies.purchased), total_minor = \(tallies.total)
+        WHERE id = \(id)
+        """
     }
 
     /// Deletes the list; its items go with it (`ON DELETE CASCADE`).
@@ -111,9 +115,10 @@ struct ListRecord: Equatable {
         if tallies.items >= ItemRecord.mostPerList { throw ShoppingErrors.listFull(id) }
     }
 
-    /// Marks the list changed now (an item of it changed).
-    mutating func touch(_ session: any SQLSession, at now: Int64) throws {
-        updatedAt = now
-        try update(session)
+    /// Marks the list changed now (an item of it changed): its row, tallies and all, is written
+    /// when the change closes, since nothing in the change reads it back.
+    mutating func touch(_ change: inout Change) {
+        updatedAt = change.now
+        change.executeAtClose(updateStatement)
     }
 }

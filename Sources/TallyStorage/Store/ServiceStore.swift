@@ -137,7 +137,7 @@ public final class ServiceStore: Sendable {
         let (events, eventRows) = try EventOutbox.append(
             change.events, service: service, epoch: epoch.id, at: change.now, requestID: request.requestID,
             traceparent: request.traceparent, session)
-        var closingRows = eventRows
+        var closingRows = change.closingStatements + eventRows
         if let key = request.key {
             let second = change.now / 1000
             closingRows += IdempotencyKeys.storing(
@@ -239,6 +239,8 @@ public struct Change {
     /// When the change happens, in milliseconds since 1970: one reading of the clock for all of it.
     public let now: Int64
     var events: [any DomainEvent] = []
+    /// Statements left for the change's close (`executeAtClose`).
+    var closingStatements: [SQL] = []
 
     init(session: any SQLSession, now: Int64) {
         self.session = session
@@ -248,6 +250,15 @@ public struct Change {
     /// Records `event`: stored in the outbox in this transaction, published after it commits.
     public mutating func record(_ event: some DomainEvent) {
         events.append(event)
+    }
+
+    /// Runs `sql` when the change closes, with its events and its stored result (one round trip
+    /// on a database server, see `SQLSession.executeBatch`), rather than now: for a write whose
+    /// row count the change does not read and that nothing later in the change reads back, such
+    /// as a row's totals written from what the change holds in memory. Its errors are the
+    /// change's, as any statement's.
+    public mutating func executeAtClose(_ sql: SQL) {
+        closingStatements.append(sql)
     }
 }
 
