@@ -130,7 +130,9 @@ final class PostgresSession: SQLSession {
         unsent.append(Unsent(text: "RELEASE SAVEPOINT \(first)", opens: nil))
     }
 
-    /// Runs a statement of the engine's own (BEGIN, COMMIT, SAVEPOINT); returns its command tag.
+    /// Runs a statement of the engine's own (`BEGIN`, `COMMIT`, `ROLLBACK TO`, a nested savepoint's
+    /// `RELEASE`) and waits for it; returns its command tag. A `SAVEPOINT`, and a run's
+    /// `RELEASE`, wait for the next statement instead (`unsent`).
     @discardableResult
     func command(_ text: String) throws -> String {
         try query(text, []).metadata.command
@@ -166,7 +168,22 @@ final class PostgresSession: SQLSession {
         }
     }
 
-    /// Sends `query` from the connection's event loop, and only while its channel is open.
+    /// Sends `query` (see `onOpenChannel`).
+    private func send(_ query: PostgresQuery) -> EventLoopFuture<PostgresQueryResult> {
+        let logger = logger
+        return onOpenChannel { $0.query(query, logger: logger) }
+    }
+
+    /// Sends `queries` in order (postgres-nio runs them one after another), and hands back each
+    /// one's result once the last has one.
+    private func send(_ queries: [PostgresQuery]) -> EventLoopFuture<[Result<PostgresQueryResult, any Error>]> {
+        let logger = logger
+        return onOpenChannel { connection in
+            EventLoopFuture.whenAllComplete(queries.map { connection.query($0, logger: logger) }, on: connection.eventLoop)
+        }
+    }
+
+    /// Runs `send` on the connection's event loop, and only while its channel is open.
     ///
     /// Why not `connection.query` from this thread: postgres-nio hands the statement to its
     /// channel without a promise for the write, and once the channel has closed (the server
@@ -177,24 +194,13 @@ final class PostgresSession: SQLSession {
     /// `deadline` (the statement timeout plus a margin, about 35 s; five minutes with no statement
     /// timeout), holding a worker thread. On the event loop, an open channel still has its
     /// handlers, and postgres-nio fails every statement they hold when it closes.
-    private func send(_ query: PostgresQuery) -> EventLoopFuture<PostgresQueryResult> {
+    private func onOpenChannel<Value: Sendable>(
+        _ send: @escaping @Sendable (PostgresConnection) -> EventLoopFuture<Value>
+    ) -> EventLoopFuture<Value> {
         let connection = connection
-        let logger = logger
         return connection.eventLoop.flatSubmit {
             guard !connection.isClosed else { return connection.eventLoop.makeFailedFuture(PostgresFailure.ClosedConnection()) }
-            return connection.query(query, logger: logger)
-        }
-    }
-
-    /// Sends `queries` in order from the connection's event loop (postgres-nio runs them one after
-    /// another), and hands back each one's result once the last has one.
-    private func send(_ queries: [PostgresQuery]) -> EventLoopFuture<[Result<PostgresQueryResult, any Error>]> {
-        let connection = connection
-        let logger = logger
-        return connection.eventLoop.flatSubmit {
-            guard !connection.isClosed else { return connection.eventLoop.makeFailedFuture(PostgresFailure.ClosedConnection()) }
-            let results = queries.map { connection.query($0, logger: logger) }
-            return EventLoopFuture.whenAllComplete(results, on: connection.eventLoop)
+            return send(connection)
         }
     }
 
