@@ -89,7 +89,7 @@ struct RestoreCommand: ParsableCommand {
 enum DatabaseName {
     static func check(_ name: String) throws {
         // These commands copy SQLite files; a deployment on PostgreSQL has none to copy.
-        if EnvironmentDefaults.databaseURL != nil {
+        if EnvironmentDefaults.databaseURL.value != nil {
             throw ValidationError(
                 "TALLY_DATABASE_URL is set: the data is on PostgreSQL, where pg_dump and pg_restore (or base backups) do this; see docs/storage.md")
         }

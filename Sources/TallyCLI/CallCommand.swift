@@ -23,8 +23,8 @@ struct CallCommand: AsyncParsableCommand {
 
     @OptionGroup var connection: ConnectionOptions
 
-    @Option(help: "Tries after the first when no reply comes (Lazy Pirate), each to the next gateway listed. Env: TALLY_CALL_RETRIES.")
-    var retries: Int = EnvironmentDefaults.callRetries
+    @Option(help: EnvironmentDefaults.callRetries.help("Tries after the first when no reply comes (Lazy Pirate), each to the next gateway listed."))
+    var retries: Int = EnvironmentDefaults.callRetries.value
 
     @Option(help: "Request id, echoed in the reply.")
     var id: String?
@@ -35,7 +35,7 @@ struct CallCommand: AsyncParsableCommand {
     @Option(help: "Idempotency key; one is generated so that retries never apply a change twice.")
     var idempotencyKey: String?
 
-    @Option(help: "Access token to send, instead of the one tally login stored. Env: TALLY_TOKEN.")
+    @Option(help: EnvironmentDefaults.token.help("Access token to send, instead of the one tally login stored."))
     var token: String?
 
     @Flag(help: "Start a trace: send a new W3C traceparent with the request and print its trace id to standard error.")
@@ -86,7 +86,7 @@ struct CallCommand: AsyncParsableCommand {
     /// The token to send: --token or TALLY_TOKEN, else the login stored for this endpoint
     /// (refreshed when it has expired). None for a command the catalog says is open to anyone.
     private func accessToken() async throws -> String? {
-        if let token = token ?? EnvironmentDefaults.token { return token }
+        if let token = token ?? EnvironmentDefaults.token.value { return token }
         if ServiceCatalog.commands.command(named: command)?.access == .open { return nil }
         return try await LoginStore.standard.accessToken(for: connection.endpoint, client: try connection.client())
     }

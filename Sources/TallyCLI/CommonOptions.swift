@@ -13,47 +13,46 @@ import UnixSignals
 
 /// Options every long-running process shares.
 struct ProcessOptions: ParsableArguments {
-    @Option(help: "Log level: trace, debug, info, notice, warning, error, critical. Env: TALLY_LOG_LEVEL.")
-    var logLevel: String = EnvironmentDefaults.logLevel
+    @Option(help: EnvironmentDefaults.logLevel.help("Log level: trace, debug, info, notice, warning, error, critical."))
+    var logLevel: String = EnvironmentDefaults.logLevel.value
 
-    @Option(help: "Log format: text (for people) or json (one object per line, for log shippers). Env: TALLY_LOG_FORMAT.")
-    var logFormat: LogFormat = EnvironmentDefaults.logFormat
+    @Option(help: EnvironmentDefaults.logFormat.help("Log format: text (for people) or json (one object per line, for log shippers)."))
+    var logFormat: LogFormat = EnvironmentDefaults.logFormat.value
 
     @Option(
-        help: """
+        help: EnvironmentDefaults.metricsAddress.help("""
             Serve GET /metrics (Prometheus) and GET /ready over HTTP on HOST:PORT, e.g. 0.0.0.0:9464; 'off' serves \
-            nothing (the default). Env: TALLY_METRICS_ADDRESS.
-            """)
-    var metrics: String = EnvironmentDefaults.metricsAddress
+            nothing (the default).
+            """))
+    var metrics: String = EnvironmentDefaults.metricsAddress.value
 
     @Option(
-        help: """
+        help: EnvironmentDefaults.cpuScheduling.help("""
             How Linux schedules this process's threads: batch (SCHED_BATCH: a woken thread waits for its turn instead of \
             preempting, so each wake-up finds more messages; more requests a second on a busy host) or normal (leave them \
-            as started). A process started under another policy (chrt, systemd's CPUSchedulingPolicy=) keeps it. \
-            Env: TALLY_CPU_SCHEDULING.
-            """)
-    var cpuScheduling: CPUScheduling = EnvironmentDefaults.cpuScheduling
+            as started). A process started under another policy (chrt, systemd's CPUSchedulingPolicy=) keeps it.
+            """))
+    var cpuScheduling: CPUScheduling = EnvironmentDefaults.cpuScheduling.value
 
     @Option(
-        help: """
+        help: EnvironmentDefaults.tracingEndpoint.help("""
             Export OpenTelemetry traces over OTLP/HTTP to this collector, e.g. http://127.0.0.1:4318 (spans go to \
             /v1/traces); 'off' (the default) traces nothing. The standard OTEL_* variables (OTEL_SERVICE_NAME, \
-            OTEL_TRACES_SAMPLER, OTEL_EXPORTER_OTLP_*) adjust it once on. Env: TALLY_TRACING_ENDPOINT.
-            """)
-    var tracingEndpoint: String = EnvironmentDefaults.tracingEndpoint
+            OTEL_TRACES_SAMPLER, OTEL_EXPORTER_OTLP_*) adjust it once on.
+            """))
+    var tracingEndpoint: String = EnvironmentDefaults.tracingEndpoint.value
 
     @Option(
-        help: """
+        help: EnvironmentDefaults.tracingSampleRatio.help("""
             The share of new traces exported, 0 to 1 (a request that brings a traceparent follows its caller's \
-            sampling decision). Env: TALLY_TRACING_SAMPLE_RATIO.
-            """)
-    var tracingSampleRatio: Double = EnvironmentDefaults.tracingSampleRatio
+            sampling decision).
+            """))
+    var tracingSampleRatio: Double = EnvironmentDefaults.tracingSampleRatio.value
 
     @Option(help: .hidden)
     var parentPid: Int32?
 
-    enum LogFormat: String, ExpressibleByArgument, Sendable {
+    enum LogFormat: String, ExpressibleByArgument, CaseIterable, Sendable {
         case text, json
     }
 
@@ -67,9 +66,6 @@ struct ProcessOptions: ParsableArguments {
         guard (0...1).contains(tracingSampleRatio) else { throw ValidationError("--tracing-sample-ratio must be from 0 to 1") }
         guard tracingEndpoint == "off" || tracingEndpoint.hasPrefix("http://") || tracingEndpoint.hasPrefix("https://") else {
             throw ValidationError("--tracing-endpoint must be an http:// or https:// URL (OTLP/HTTP), or off")
-        }
-        if let value = EnvironmentDefaults.optionalString("TALLY_CPU_SCHEDULING"), CPUScheduling(rawValue: value) == nil {
-            throw ValidationError("TALLY_CPU_SCHEDULING must be batch or normal; got '\(value)'")
         }
     }
 
@@ -164,14 +160,14 @@ extension CPUScheduling: ExpressibleByArgument {}
 /// The gateway a client command talks to, and how patiently.
 struct ConnectionOptions: ParsableArguments {
     @Option(
-        help: """
+        help: EnvironmentDefaults.frontend.help("""
             The gateway's client endpoint; several gateways' endpoints separated by commas to fail over between them \
-            (each try after a silent one goes to the next). Env: TALLY_GATEWAY_FRONTEND.
-            """)
-    var endpoint: String = EnvironmentDefaults.frontend
+            (each try after a silent one goes to the next).
+            """))
+    var endpoint: String = EnvironmentDefaults.frontend.value
 
-    @Option(help: "Milliseconds to wait for each try; also the request's deadline. Env: TALLY_CALL_TIMEOUT_MS.")
-    var timeoutMs: Int = EnvironmentDefaults.callTimeoutMilliseconds
+    @Option(help: EnvironmentDefaults.callTimeoutMilliseconds.help("Milliseconds to wait for each try; also the request's deadline."))
+    var timeoutMs: Int = EnvironmentDefaults.callTimeoutMilliseconds.value
 
     @OptionGroup var curve: CurveOptions
 
@@ -208,11 +204,11 @@ struct ConnectionOptions: ParsableArguments {
 
 /// Heartbeat settings, which the gateway and its workers must agree on.
 struct HeartbeatOptions: ParsableArguments {
-    @Option(help: "Heartbeat interval in milliseconds. Env: TALLY_HEARTBEAT_MS.")
-    var heartbeatMs: Int = EnvironmentDefaults.heartbeatMilliseconds
+    @Option(help: EnvironmentDefaults.heartbeatMilliseconds.help("Heartbeat interval in milliseconds."))
+    var heartbeatMs: Int = EnvironmentDefaults.heartbeatMilliseconds.value
 
-    @Option(help: "Heartbeats missed before the peer is taken for dead. Env: TALLY_LIVENESS.")
-    var liveness: Int = EnvironmentDefaults.liveness
+    @Option(help: EnvironmentDefaults.liveness.help("Heartbeats missed before the peer is taken for dead."))
+    var liveness: Int = EnvironmentDefaults.liveness.value
 
     func validate() throws {
         guard heartbeatMs >= 10 else { throw ValidationError("--heartbeat-ms must be at least 10") }

@@ -11,13 +11,12 @@ import ZeroMQ
 /// client shows the servers it connects to.
 struct CurveKeyOption: ParsableArguments {
     @Option(
-        help: """
-            This process's CURVE secret key file, NAME.key_secret (mode 0600; make one with tally keys generate NAME). \
-            Env: TALLY_CURVE_KEY.
-            """)
+        help: EnvironmentDefaults.curveKey.help("""
+            This process's CURVE secret key file, NAME.key_secret (mode 0600; make one with tally keys generate NAME).
+            """))
     var curveKey: String?
 
-    var secretFile: String? { curveKey ?? EnvironmentDefaults.curveKey }
+    var secretFile: String? { curveKey ?? EnvironmentDefaults.curveKey.value }
 
     /// This process's key pair, or nil when none is configured.
     func keys() throws -> CurveKeyPair? {
@@ -31,20 +30,20 @@ struct CurveKeyOption: ParsableArguments {
 struct CurveOptions: ParsableArguments {
     @OptionGroup var own: CurveKeyOption
 
-    @Option(help: "The gateway's CURVE public key file, its NAME.key. Env: TALLY_GATEWAY_KEY.")
+    @Option(help: EnvironmentDefaults.gatewayKey.help("The gateway's CURVE public key file, its NAME.key."))
     var gatewayKey: String?
 
-    @Option(help: "The notifier's CURVE public key file (workers publishing events, tally watch). Env: TALLY_NOTIFIER_KEY.")
+    @Option(help: EnvironmentDefaults.notifierKey.help("The notifier's CURVE public key file (workers publishing events, tally watch)."))
     var notifierKey: String?
 
     /// Keys to reach the gateway with: nil when neither this process's key nor the gateway's is set.
     func gateway() throws -> CurveClientKeys? {
-        try client(serverFile: gatewayKey ?? EnvironmentDefaults.gatewayKey, flag: "--gateway-key (TALLY_GATEWAY_KEY)")
+        try client(serverFile: gatewayKey ?? EnvironmentDefaults.gatewayKey.value, flag: "--gateway-key (\(EnvironmentDefaults.gatewayKey.variable))")
     }
 
     /// Keys to reach the notifier with: nil when neither this process's key nor the notifier's is set.
     func notifier() throws -> CurveClientKeys? {
-        try client(serverFile: notifierKey ?? EnvironmentDefaults.notifierKey, flag: "--notifier-key (TALLY_NOTIFIER_KEY)")
+        try client(serverFile: notifierKey ?? EnvironmentDefaults.notifierKey.value, flag: "--notifier-key (\(EnvironmentDefaults.notifierKey.variable))")
     }
 
     private func client(serverFile: String?, flag: String) throws -> CurveClientKeys? {
@@ -64,22 +63,20 @@ struct CurveOptions: ParsableArguments {
 /// and the explicit choice to serve plain text beyond loopback.
 struct ServerCurveOptions: ParsableArguments {
     @Option(
-        help: """
+        help: EnvironmentDefaults.curveAllow.help("""
             Directory of CURVE public key files (NAME.key) allowed to connect, each saying its roles (client, worker, \
-            subscriber) and a worker's services; read again on change and on SIGHUP. Needed with --curve-key. \
-            Env: TALLY_CURVE_ALLOW.
-            """)
+            subscriber) and a worker's services; read again on change and on SIGHUP. Needed with --curve-key.
+            """))
     var allow: String?
 
-    @Flag(help: "Serve plain text (no CURVE) on endpoints beyond loopback. Env: TALLY_INSECURE=1.")
+    @Flag(help: EnvironmentDefaults.insecure.help("Serve plain text (no CURVE) on endpoints beyond loopback."))
     var insecure = false
 
     @Option(
-        help: """
-            With CURVE, connections each socket holds at once; the next handshake is refused until one ends. \
-            Env: TALLY_MAX_CONNECTIONS.
-            """)
-    var maxConnections: Int = EnvironmentDefaults.maximumConnections
+        help: EnvironmentDefaults.maximumConnections.help("""
+            With CURVE, connections each socket holds at once; the next handshake is refused until one ends.
+            """))
+    var maxConnections: Int = EnvironmentDefaults.maximumConnections.value
 
     func validate() throws {
         guard maxConnections >= 1 else { throw ValidationError("--max-connections must be at least 1") }
@@ -96,7 +93,7 @@ struct ServerCurveOptions: ParsableArguments {
         guard let keys else {
             let exposed = endpoints.filter { !ServerCurveOptions.isLoopback($0) }
             if exposed.isEmpty { return nil }
-            guard insecure || EnvironmentDefaults.insecure else {
+            guard insecure || EnvironmentDefaults.insecure.value else {
                 throw KeyFileError(
                     """
                     refusing to serve \(exposed.joined(separator: ", ")) without CURVE: anyone who reaches it could call, \
@@ -108,7 +105,7 @@ struct ServerCurveOptions: ParsableArguments {
             logger.warning("serving without CURVE beyond loopback (--insecure)", metadata: ["endpoints": "\(exposed.joined(separator: ","))"])
             return nil
         }
-        guard let directory = allow ?? EnvironmentDefaults.curveAllow else {
+        guard let directory = allow ?? EnvironmentDefaults.curveAllow.value else {
             throw KeyFileError("--curve-key needs --allow DIR (TALLY_CURVE_ALLOW): the public keys allowed to connect")
         }
         guard CurveKeyPair.isAvailable else { throw KeyFileError("this libzmq was built without CURVE") }

@@ -6,9 +6,9 @@ import ArgumentParser
 struct DataDirectoryOption: ParsableArguments {
     @Option(
         name: .customLong("data-dir"),
-        help: """
+        help: EnvironmentDefaults.dataDirectory.help("""
             The data directory: the stateful services' SQLite files (notifier.sqlite among them) and the default \
-            keys/ and curve/ directories. Env: TALLY_DATA_DIR.
-            """)
-    var path: String = EnvironmentDefaults.dataDirectory
+            keys/ and curve/ directories.
+            """))
+    var path: String = EnvironmentDefaults.dataDirectory.value
 }

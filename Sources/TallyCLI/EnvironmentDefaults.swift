@@ -1,68 +1,153 @@
+import ArgumentParser
 import Foundation
 import TallyLifecycle
 import TallyStorage
 
-/// Defaults that an environment variable can override, so containers and systemd units configure
-/// Tally without flags. A flag given on the command line wins over both.
-enum EnvironmentDefaults {
-    static func string(_ name: String, _ fallback: String) -> String {
-        ProcessInfo.processInfo.environment[name].flatMap { $0.isEmpty ? nil : $0 } ?? fallback
+/// A setting an environment variable gives when its flag is not, so containers and systemd units
+/// configure Tally without flags. The variable is named once, here: an option takes its default
+/// from `value` and its help from `help(_:)`, which ends by naming the variable.
+struct EnvironmentSetting<Value: Sendable>: Sendable {
+    let variable: String
+    let fallback: Value
+    /// What a value must look like, for the error when it does not ("a whole number").
+    let expected: String
+    let parse: @Sendable (String) -> Value?
+
+    /// The variable's value, or the fallback when it is unset or empty. A value that does not
+    /// parse reads as the fallback here, for help to be shown at all; `TallyCommand.validate`
+    /// refuses it before any command runs.
+    var value: Value {
+        guard let text = Self.text(of: variable) else { return fallback }
+        return parse(text) ?? fallback
     }
 
-    /// The variable's value, or nil when it is unset or empty.
-    static func optionalString(_ name: String) -> String? {
-        ProcessInfo.processInfo.environment[name].flatMap { $0.isEmpty ? nil : $0 }
+    /// `text`, then the variable that sets the option when its flag is not given.
+    func help(_ text: String) -> ArgumentHelp {
+        ArgumentHelp("\(text) Env: \(variable).")
     }
 
-    static func int(_ name: String, _ fallback: Int) -> Int {
-        ProcessInfo.processInfo.environment[name].flatMap { Int($0) } ?? fallback
+    /// Why the variable's value cannot be used, or nil when it can (or is not set).
+    var problem: String? {
+        guard let text = Self.text(of: variable), parse(text) == nil else { return nil }
+        return "\(variable) must be \(expected); got '\(text)'"
     }
 
-    static func double(_ name: String, _ fallback: Double) -> Double {
-        ProcessInfo.processInfo.environment[name].flatMap { Double($0) } ?? fallback
+    private static func text(of variable: String) -> String? {
+        ProcessInfo.processInfo.environment[variable].flatMap { $0.isEmpty ? nil : $0 }
     }
-
-    static var frontend: String { string("TALLY_GATEWAY_FRONTEND", "tcp://127.0.0.1:5555") }
-    static var backend: String { string("TALLY_GATEWAY_BACKEND", "tcp://127.0.0.1:5556") }
-    static var heartbeatMilliseconds: Int { int("TALLY_HEARTBEAT_MS", 2500) }
-    static var liveness: Int { int("TALLY_LIVENESS", 3) }
-    static var maximumMessageBytes: Int { int("TALLY_MAX_MESSAGE_BYTES", 256 * 1024) }
-    static var defaultDeadlineMilliseconds: Int { int("TALLY_DEFAULT_DEADLINE_MS", 5000) }
-    static var maximumQueueDepth: Int { int("TALLY_MAX_QUEUE_DEPTH", 10_000) }
-    static var maximumClientRequests: Int { int("TALLY_MAX_CLIENT_REQUESTS", 1000) }
-    static var maximumEventBytes: Int { int("TALLY_MAX_EVENT_BYTES", 1 << 20) }
-    static var maximumQueuedAlerts: Int { int("TALLY_MAX_QUEUED_ALERTS", 100_000) }
-    static var maximumHeldReplies: Int { int("TALLY_MAX_HELD_REPLIES", 200_000) }
-    static var maximumConnections: Int { int("TALLY_MAX_CONNECTIONS", 10_000) }
-    static var drainTimeoutMilliseconds: Int { int("TALLY_DRAIN_TIMEOUT_MS", 5000) }
-    static var drainQuietMilliseconds: Int { int("TALLY_DRAIN_QUIET_MS", 100) }
-    static var eventsEndpoint: String { string("TALLY_EVENTS_ENDPOINT", "tcp://127.0.0.1:5557") }
-    static var dataDirectory: String { string("TALLY_DATA_DIR", "./.tally") }
-    static var databaseURL: String? { optionalString("TALLY_DATABASE_URL") }
-    static var logLevel: String { string("TALLY_LOG_LEVEL", "info") }
-    static var logFormat: ProcessOptions.LogFormat { ProcessOptions.LogFormat(rawValue: string("TALLY_LOG_FORMAT", "text")) ?? .text }
-    static var metricsAddress: String { string("TALLY_METRICS_ADDRESS", "off") }
-    static var tracingEndpoint: String { string("TALLY_TRACING_ENDPOINT", "off") }
-    static var tracingSampleRatio: Double { double("TALLY_TRACING_SAMPLE_RATIO", 1) }
-    static var durability: Durability { Durability(rawValue: string("TALLY_DURABILITY", "disk")) ?? .disk }
-    static var cpuScheduling: CPUScheduling { CPUScheduling(rawValue: string("TALLY_CPU_SCHEDULING", "batch")) ?? .batch }
-    /// MDP workers (threads) per worker process: one per core.
-    static var concurrency: Int { int("TALLY_WORKER_CONCURRENCY", ProcessInfo.processInfo.activeProcessorCount) }
-    static var capacity: Int { int("TALLY_WORKER_CAPACITY", 16) }
-    static var callTimeoutMilliseconds: Int { int("TALLY_CALL_TIMEOUT_MS", 5000) }
-    static var callRetries: Int { int("TALLY_CALL_RETRIES", 2) }
-    static var publicKeys: String? { optionalString("TALLY_PUBLIC_KEYS") }
-    static var signingKey: String? { optionalString("TALLY_SIGNING_KEY") }
-    static var serviceTokenFile: String? { optionalString("TALLY_SERVICE_TOKEN_FILE") }
-    static var accessTokenSeconds: Int { int("TALLY_ACCESS_TOKEN_SECONDS", 300) }
-    static var refreshTokenDays: Int { int("TALLY_REFRESH_TOKEN_DAYS", 14) }
-    static var passwordCost: Int { int("TALLY_PASSWORD_COST", 17) }
-    static var token: String? { optionalString("TALLY_TOKEN") }
-    static var adminUser: String? { optionalString("TALLY_ADMIN_USER") }
-    static var adminPassword: String? { optionalString("TALLY_ADMIN_PASSWORD") }
-    static var curveKey: String? { optionalString("TALLY_CURVE_KEY") }
-    static var gatewayKey: String? { optionalString("TALLY_GATEWAY_KEY") }
-    static var notifierKey: String? { optionalString("TALLY_NOTIFIER_KEY") }
-    static var curveAllow: String? { optionalString("TALLY_CURVE_ALLOW") }
-    static var insecure: Bool { optionalString("TALLY_INSECURE") == "1" }
 }
+
+extension EnvironmentSetting where Value == String {
+    init(_ variable: String, _ fallback: String) {
+        self.init(variable: variable, fallback: fallback, expected: "text", parse: { $0 })
+    }
+}
+
+extension EnvironmentSetting where Value == String? {
+    /// A setting with no default: nil when the variable is unset or empty.
+    init(_ variable: String) {
+        self.init(variable: variable, fallback: nil, expected: "text", parse: { $0 })
+    }
+}
+
+extension EnvironmentSetting where Value == Int {
+    init(_ variable: String, _ fallback: Int) {
+        self.init(variable: variable, fallback: fallback, expected: "a whole number", parse: { Int($0) })
+    }
+}
+
+extension EnvironmentSetting where Value == Double {
+    init(_ variable: String, _ fallback: Double) {
+        self.init(variable: variable, fallback: fallback, expected: "a number", parse: { Double($0) })
+    }
+}
+
+extension EnvironmentSetting where Value == Bool {
+    /// A flag's variable: `1` sets it, `0` (or unset) leaves it off.
+    init(flag variable: String) {
+        self.init(variable: variable, fallback: false, expected: "1 or 0", parse: { ["1": true, "0": false][$0] })
+    }
+
+    func help(_ text: String) -> ArgumentHelp {
+        ArgumentHelp("\(text) Env: \(variable)=1.")
+    }
+}
+
+extension EnvironmentSetting where Value: RawRepresentable<String> & CaseIterable {
+    init(_ variable: String, _ fallback: Value) {
+        let names = Value.allCases.map(\.rawValue)
+        let expected = names.count == 2 ? names.joined(separator: " or ") : "one of \(names.joined(separator: ", "))"
+        self.init(variable: variable, fallback: fallback, expected: expected, parse: { Value(rawValue: $0) })
+    }
+}
+
+/// Every setting an environment variable can give, in one place.
+enum EnvironmentDefaults {
+    static let frontend = EnvironmentSetting("TALLY_GATEWAY_FRONTEND", "tcp://127.0.0.1:5555")
+    static let backend = EnvironmentSetting("TALLY_GATEWAY_BACKEND", "tcp://127.0.0.1:5556")
+    static let heartbeatMilliseconds = EnvironmentSetting("TALLY_HEARTBEAT_MS", 2500)
+    static let liveness = EnvironmentSetting("TALLY_LIVENESS", 3)
+    static let maximumMessageBytes = EnvironmentSetting("TALLY_MAX_MESSAGE_BYTES", 256 * 1024)
+    static let defaultDeadlineMilliseconds = EnvironmentSetting("TALLY_DEFAULT_DEADLINE_MS", 5000)
+    static let maximumQueueDepth = EnvironmentSetting("TALLY_MAX_QUEUE_DEPTH", 10_000)
+    static let maximumClientRequests = EnvironmentSetting("TALLY_MAX_CLIENT_REQUESTS", 1000)
+    static let maximumEventBytes = EnvironmentSetting("TALLY_MAX_EVENT_BYTES", 1 << 20)
+    static let maximumQueuedAlerts = EnvironmentSetting("TALLY_MAX_QUEUED_ALERTS", 100_000)
+    static let maximumHeldReplies = EnvironmentSetting("TALLY_MAX_HELD_REPLIES", 200_000)
+    static let maximumConnections = EnvironmentSetting("TALLY_MAX_CONNECTIONS", 10_000)
+    static let drainTimeoutMilliseconds = EnvironmentSetting("TALLY_DRAIN_TIMEOUT_MS", 5000)
+    static let drainQuietMilliseconds = EnvironmentSetting("TALLY_DRAIN_QUIET_MS", 100)
+    static let eventsEndpoint = EnvironmentSetting("TALLY_EVENTS_ENDPOINT", "tcp://127.0.0.1:5557")
+    static let alertsEndpoint = EnvironmentSetting("TALLY_ALERTS_ENDPOINT", "tcp://127.0.0.1:5558")
+    static let catchUpMilliseconds = EnvironmentSetting("TALLY_CATCH_UP_MS", 5000)
+    static let dataDirectory = EnvironmentSetting("TALLY_DATA_DIR", "./.tally")
+    static let databaseURL = EnvironmentSetting<String?>("TALLY_DATABASE_URL")
+    static let logLevel = EnvironmentSetting("TALLY_LOG_LEVEL", "info")
+    static let logFormat = EnvironmentSetting("TALLY_LOG_FORMAT", ProcessOptions.LogFormat.text)
+    static let metricsAddress = EnvironmentSetting("TALLY_METRICS_ADDRESS", "off")
+    static let tracingEndpoint = EnvironmentSetting("TALLY_TRACING_ENDPOINT", "off")
+    static let tracingSampleRatio = EnvironmentSetting("TALLY_TRACING_SAMPLE_RATIO", 1.0)
+    static let durability = EnvironmentSetting("TALLY_DURABILITY", Durability.disk)
+    static let cpuScheduling = EnvironmentSetting("TALLY_CPU_SCHEDULING", CPUScheduling.batch)
+    /// MDP workers (threads) per worker process: one per core.
+    static let concurrency = EnvironmentSetting("TALLY_WORKER_CONCURRENCY", ProcessInfo.processInfo.activeProcessorCount)
+    static let capacity = EnvironmentSetting("TALLY_WORKER_CAPACITY", 16)
+    static let callTimeoutMilliseconds = EnvironmentSetting("TALLY_CALL_TIMEOUT_MS", 5000)
+    static let callRetries = EnvironmentSetting("TALLY_CALL_RETRIES", 2)
+    static let publicKeys = EnvironmentSetting<String?>("TALLY_PUBLIC_KEYS")
+    static let signingKey = EnvironmentSetting<String?>("TALLY_SIGNING_KEY")
+    static let serviceTokenFile = EnvironmentSetting<String?>("TALLY_SERVICE_TOKEN_FILE")
+    static let accessTokenSeconds = EnvironmentSetting("TALLY_ACCESS_TOKEN_SECONDS", 300)
+    static let refreshTokenDays = EnvironmentSetting("TALLY_REFRESH_TOKEN_DAYS", 14)
+    static let passwordCost = EnvironmentSetting("TALLY_PASSWORD_COST", 17)
+    static let token = EnvironmentSetting<String?>("TALLY_TOKEN")
+    static let adminUser = EnvironmentSetting<String?>("TALLY_ADMIN_USER")
+    static let adminPassword = EnvironmentSetting<String?>("TALLY_ADMIN_PASSWORD")
+    static let curveKey = EnvironmentSetting<String?>("TALLY_CURVE_KEY")
+    static let gatewayKey = EnvironmentSetting<String?>("TALLY_GATEWAY_KEY")
+    static let notifierKey = EnvironmentSetting<String?>("TALLY_NOTIFIER_KEY")
+    static let curveAllow = EnvironmentSetting<String?>("TALLY_CURVE_ALLOW")
+    static let insecure = EnvironmentSetting(flag: "TALLY_INSECURE")
+
+    /// Every setting above, for `problems`.
+    static let all: [any CheckedSetting] = [
+        frontend, backend, heartbeatMilliseconds, liveness, maximumMessageBytes, defaultDeadlineMilliseconds, maximumQueueDepth,
+        maximumClientRequests, maximumEventBytes, maximumQueuedAlerts, maximumHeldReplies, maximumConnections,
+        drainTimeoutMilliseconds, drainQuietMilliseconds, eventsEndpoint, alertsEndpoint, catchUpMilliseconds, dataDirectory,
+        databaseURL, logLevel, logFormat, metricsAddress, tracingEndpoint, tracingSampleRatio, durability, cpuScheduling,
+        concurrency, capacity, callTimeoutMilliseconds, callRetries, publicKeys, signingKey, serviceTokenFile,
+        accessTokenSeconds, refreshTokenDays, passwordCost, token, adminUser, adminPassword, curveKey, gatewayKey, notifierKey,
+        curveAllow, insecure,
+    ]
+
+    /// What is wrong with the variables set, one line each; empty when nothing is.
+    static var problems: [String] { all.compactMap(\.problem) }
+}
+
+/// A setting whose variable's value can be checked, whatever the type it gives.
+protocol CheckedSetting: Sendable {
+    var variable: String { get }
+    var problem: String? { get }
+}
+
+extension EnvironmentSetting: CheckedSetting {}

@@ -17,31 +17,30 @@ struct GatewayCommand: AsyncParsableCommand {
 
     @OptionGroup var heartbeat: HeartbeatOptions
 
-    @Option(help: "Largest request accepted, in bytes. Env: TALLY_MAX_MESSAGE_BYTES.")
-    var maxMessageBytes: Int = EnvironmentDefaults.maximumMessageBytes
+    @Option(help: EnvironmentDefaults.maximumMessageBytes.help("Largest request accepted, in bytes."))
+    var maxMessageBytes: Int = EnvironmentDefaults.maximumMessageBytes.value
 
-    @Option(help: "Deadline of a request that sets no deadline_ms. Env: TALLY_DEFAULT_DEADLINE_MS.")
-    var defaultDeadlineMs: Int = EnvironmentDefaults.defaultDeadlineMilliseconds
+    @Option(help: EnvironmentDefaults.defaultDeadlineMilliseconds.help("Deadline of a request that sets no deadline_ms."))
+    var defaultDeadlineMs: Int = EnvironmentDefaults.defaultDeadlineMilliseconds.value
 
-    @Option(help: "Requests a service may have waiting for a worker before new ones are refused. Env: TALLY_MAX_QUEUE_DEPTH.")
-    var maxQueueDepth: Int = EnvironmentDefaults.maximumQueueDepth
+    @Option(help: EnvironmentDefaults.maximumQueueDepth.help("Requests a service may have waiting for a worker before new ones are refused."))
+    var maxQueueDepth: Int = EnvironmentDefaults.maximumQueueDepth.value
 
-    @Option(help: "Requests one client may have waiting or running at once before its new ones are refused. Env: TALLY_MAX_CLIENT_REQUESTS.")
-    var maxClientRequests: Int = EnvironmentDefaults.maximumClientRequests
+    @Option(help: EnvironmentDefaults.maximumClientRequests.help("Requests one client may have waiting or running at once before its new ones are refused."))
+    var maxClientRequests: Int = EnvironmentDefaults.maximumClientRequests.value
 
-    @Option(help: "Replies held for one client that is not reading before its new requests are not accepted. Env: TALLY_MAX_HELD_REPLIES.")
-    var maxHeldReplies: Int = EnvironmentDefaults.maximumHeldReplies
+    @Option(help: EnvironmentDefaults.maximumHeldReplies.help("Replies held for one client that is not reading before its new requests are not accepted."))
+    var maxHeldReplies: Int = EnvironmentDefaults.maximumHeldReplies.value
 
-    @Option(help: "On SIGTERM, how long to keep serving accepted requests (refusing new ones) before answering the rest unavailable. Env: TALLY_DRAIN_TIMEOUT_MS.")
-    var drainTimeoutMs: Int = EnvironmentDefaults.drainTimeoutMilliseconds
+    @Option(help: EnvironmentDefaults.drainTimeoutMilliseconds.help("On SIGTERM, how long to keep serving accepted requests (refusing new ones) before answering the rest unavailable."))
+    var drainTimeoutMs: Int = EnvironmentDefaults.drainTimeoutMilliseconds.value
 
     @Option(
-        help: """
+        help: EnvironmentDefaults.drainQuietMilliseconds.help("""
             On SIGTERM, once every accepted request is answered, how long the client port stays open after the last \
-            request arrived; later arrivals are answered unavailable too, not dropped. Within the drain timeout. \
-            Env: TALLY_DRAIN_QUIET_MS.
-            """)
-    var drainQuietMs: Int = EnvironmentDefaults.drainQuietMilliseconds
+            request arrived; later arrivals are answered unavailable too, not dropped. Within the drain timeout.
+            """))
+    var drainQuietMs: Int = EnvironmentDefaults.drainQuietMilliseconds.value
     @OptionGroup var curveKey: CurveKeyOption
 
     @OptionGroup var curve: ServerCurveOptions

@@ -5,11 +5,11 @@ import ArgumentParser
 struct FrontendOption: ParsableArguments {
     @Option(
         name: .customLong("frontend"),
-        help: """
+        help: EnvironmentDefaults.frontend.help("""
             The gateway's client endpoint (ROUTER): the gateway binds it; the notifier calls it for catch-up, and \
-            takes several gateways' endpoints separated by commas to fail over between them. Env: TALLY_GATEWAY_FRONTEND.
-            """)
-    var endpoint: String = EnvironmentDefaults.frontend
+            takes several gateways' endpoints separated by commas to fail over between them.
+            """))
+    var endpoint: String = EnvironmentDefaults.frontend.value
 }
 
 /// `--backend`, declared once: the gateway's worker endpoint, which `tally gateway` (and
@@ -17,10 +17,10 @@ struct FrontendOption: ParsableArguments {
 struct BackendOption: ParsableArguments {
     @Option(
         name: .customLong("backend"),
-        help: """
+        help: EnvironmentDefaults.backend.help("""
             The gateway's worker endpoint (ROUTER, 7/MDP workers): the gateway binds it; workers and the notifier \
             connect to it, and take several gateways' endpoints separated by commas to register with every one \
-            (a worker with --concurrency threads each). Env: TALLY_GATEWAY_BACKEND.
-            """)
-    var endpoint: String = EnvironmentDefaults.backend
+            (a worker with --concurrency threads each).
+            """))
+    var endpoint: String = EnvironmentDefaults.backend.value
 }

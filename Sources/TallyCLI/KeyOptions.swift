@@ -8,11 +8,10 @@ import TallyIdentity
 /// notifier's alerts worker, the identity service.
 struct KeyOptions: ParsableArguments {
     @Option(
-        help: """
+        help: EnvironmentDefaults.publicKeys.help("""
             Public keys that verify access tokens: NAME.public.jwk files, or directories of them, separated by commas \
-            (default: <data-dir>/keys). Several keys let a new signing key roll out before the old one retires. \
-            Env: TALLY_PUBLIC_KEYS.
-            """)
+            (default: <data-dir>/keys). Several keys let a new signing key roll out before the old one retires.
+            """))
     var publicKeys: String?
 
     /// The verifier for this process: the configured public keys (or those in the data
@@ -21,7 +20,7 @@ struct KeyOptions: ParsableArguments {
     /// refused, which the log says.
     func verifier(dataDirectory: String, extra: [TokenVerificationKey] = [], logger: Logger) throws -> AccessTokenVerifier {
         let paths: [String]
-        if let publicKeys = publicKeys ?? EnvironmentDefaults.publicKeys {
+        if let publicKeys = publicKeys ?? EnvironmentDefaults.publicKeys.value {
             paths = publicKeys.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
         } else {
             let directory = KeyOptions.defaultDirectory(dataDirectory: dataDirectory)
@@ -54,11 +53,11 @@ struct KeyOptions: ParsableArguments {
 /// that set passwords follow too.
 struct PasswordHashingOptions: ParsableArguments {
     @Option(
-        help: """
+        help: EnvironmentDefaults.passwordCost.help("""
             identity: scrypt cost of new password hashes, as log2 of N (r = 8, p = 1), from \(ScryptParameters.weakestAccepted) \
-            to \(ScryptParameters.strongestAccepted); 17 uses 128 MiB and a few hundred ms per hash. Env: TALLY_PASSWORD_COST.
-            """)
-    var passwordCost: Int = EnvironmentDefaults.passwordCost
+            to \(ScryptParameters.strongestAccepted); 17 uses 128 MiB and a few hundred ms per hash.
+            """))
+    var passwordCost: Int = EnvironmentDefaults.passwordCost.value
 
     func validate() throws {
         guard (ScryptParameters.weakestAccepted...ScryptParameters.strongestAccepted).contains(passwordCost) else {
@@ -73,17 +72,17 @@ struct PasswordHashingOptions: ParsableArguments {
 /// The identity service's settings: its signing key, token lifetimes, password hashing.
 struct IdentityOptions: ParsableArguments {
     @Option(
-        help: """
+        help: EnvironmentDefaults.signingKey.help("""
             identity: the private key access tokens are signed with, NAME.private.jwk, mode 0600 \
-            (default: the one in <data-dir>/keys; make one with tally keys signing NAME). Env: TALLY_SIGNING_KEY.
-            """)
+            (default: the one in <data-dir>/keys; make one with tally keys signing NAME).
+            """))
     var signingKey: String?
 
-    @Option(help: "identity: seconds an access token is valid, 30 to 86400. Env: TALLY_ACCESS_TOKEN_SECONDS.")
-    var accessTokenSeconds: Int = EnvironmentDefaults.accessTokenSeconds
+    @Option(help: EnvironmentDefaults.accessTokenSeconds.help("identity: seconds an access token is valid, 30 to 86400."))
+    var accessTokenSeconds: Int = EnvironmentDefaults.accessTokenSeconds.value
 
-    @Option(help: "identity: days a refresh token may wait to be used, 1 to 365. Env: TALLY_REFRESH_TOKEN_DAYS.")
-    var refreshTokenDays: Int = EnvironmentDefaults.refreshTokenDays
+    @Option(help: EnvironmentDefaults.refreshTokenDays.help("identity: days a refresh token may wait to be used, 1 to 365."))
+    var refreshTokenDays: Int = EnvironmentDefaults.refreshTokenDays.value
 
     @OptionGroup var passwordHashing: PasswordHashingOptions
 
@@ -100,7 +99,7 @@ struct IdentityOptions: ParsableArguments {
 
     /// The signing key: `--signing-key`, or the one private key in `<data-dir>/keys`.
     func loadSigningKey(dataDirectory: String) throws -> TokenSigningKey {
-        if let signingKey = signingKey ?? EnvironmentDefaults.signingKey { return try TokenSigningKey.load(file: signingKey) }
+        if let signingKey = signingKey ?? EnvironmentDefaults.signingKey.value { return try TokenSigningKey.load(file: signingKey) }
         let directory = KeyOptions.defaultDirectory(dataDirectory: dataDirectory)
         let found = KeyFiles.privateKeys(in: directory)
         guard found.count == 1 else {

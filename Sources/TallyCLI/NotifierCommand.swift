@@ -8,13 +8,6 @@ import TallyNotifier
 import TallyWorker
 import ZeroMQ
 
-/// Defaults of the notifier's endpoints, overridable by environment variables.
-enum NotifierDefaults {
-    static var eventsEndpoint: String { EnvironmentDefaults.eventsEndpoint }
-    static var alertsEndpoint: String { EnvironmentDefaults.string("TALLY_ALERTS_ENDPOINT", "tcp://127.0.0.1:5558") }
-    static var catchUpMilliseconds: Int { EnvironmentDefaults.int("TALLY_CATCH_UP_MS", 5000) }
-}
-
 struct NotifierCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "notifier",
@@ -29,14 +22,14 @@ struct NotifierCommand: AsyncParsableCommand {
             """)
 
     @Option(
-        help: """
+        help: EnvironmentDefaults.eventsEndpoint.help("""
             Where to bind the SUB socket workers publish events to: one endpoint (workers may list several notifiers' \
-            inlets; give each notifier its own here). Env: TALLY_EVENTS_ENDPOINT.
-            """)
-    var eventsEndpoint: String = NotifierDefaults.eventsEndpoint
+            inlets; give each notifier its own here).
+            """))
+    var eventsEndpoint: String = EnvironmentDefaults.eventsEndpoint.value
 
-    @Option(help: "Where to bind the PUB socket of alerts and forwarded events. Env: TALLY_ALERTS_ENDPOINT.")
-    var alertsEndpoint: String = NotifierDefaults.alertsEndpoint
+    @Option(help: EnvironmentDefaults.alertsEndpoint.help("Where to bind the PUB socket of alerts and forwarded events."))
+    var alertsEndpoint: String = EnvironmentDefaults.alertsEndpoint.value
 
     @OptionGroup var frontend: FrontendOption
 
@@ -46,33 +39,33 @@ struct NotifierCommand: AsyncParsableCommand {
 
     @OptionGroup var database: DatabaseOptions
 
-    @Option(help: "Milliseconds between checks of every source for events not seen. Env: TALLY_CATCH_UP_MS.")
-    var catchUpMs: Int = NotifierDefaults.catchUpMilliseconds
+    @Option(help: EnvironmentDefaults.catchUpMilliseconds.help("Milliseconds between checks of every source for events not seen."))
+    var catchUpMs: Int = EnvironmentDefaults.catchUpMilliseconds.value
 
     @Option(help: "Milliseconds one catch-up call waits for the gateway.")
     var catchUpTimeoutMs: Int = 2000
 
     @Option(
-        help: """
+        help: EnvironmentDefaults.serviceTokenFile.help("""
             A file holding the notifier's service token (mode 0600; tally identity service-token notifier --out FILE \
             makes one), traded for access tokens to call <service>.events with (default: <data-dir>/keys/notifier.token \
-            when it exists). Env: TALLY_SERVICE_TOKEN_FILE.
-            """)
+            when it exists).
+            """))
     var serviceTokenFile: String?
 
     @Option(
-        help: """
+        help: EnvironmentDefaults.maximumEventBytes.help("""
             The largest event, in bytes, the notifier takes; a publisher that sends a larger one is disconnected \
-            before it is read (it reconnects, and catch-up fetches what it lost). Env: TALLY_MAX_EVENT_BYTES.
-            """)
-    var maxEventBytes: Int = EnvironmentDefaults.maximumEventBytes
+            before it is read (it reconnects, and catch-up fetches what it lost).
+            """))
+    var maxEventBytes: Int = EnvironmentDefaults.maximumEventBytes.value
 
     @Option(
-        help: """
+        help: EnvironmentDefaults.maximumQueuedAlerts.help("""
             Alerts and events queued for one subscriber that reads slowly; past it, that subscriber's messages are \
-            dropped (tally watch fills the gap from alerts.list). Env: TALLY_MAX_QUEUED_ALERTS.
-            """)
-    var maxQueuedAlerts: Int = EnvironmentDefaults.maximumQueuedAlerts
+            dropped (tally watch fills the gap from alerts.list).
+            """))
+    var maxQueuedAlerts: Int = EnvironmentDefaults.maximumQueuedAlerts.value
 
     @OptionGroup var keys: KeyOptions
 
@@ -147,7 +140,7 @@ struct NotifierCommand: AsyncParsableCommand {
     /// The service token: from `--service-token-file`, or `<data-dir>/keys/notifier.token` when it exists.
     private func readServiceToken() throws -> String? {
         let defaultFile = KeyOptions.notifierTokenFile(dataDirectory: dataDirectory.path)
-        guard let file = serviceTokenFile ?? EnvironmentDefaults.serviceTokenFile ?? (FileManager.default.fileExists(atPath: defaultFile) ? defaultFile : nil) else {
+        guard let file = serviceTokenFile ?? EnvironmentDefaults.serviceTokenFile.value ?? (FileManager.default.fileExists(atPath: defaultFile) ? defaultFile : nil) else {
             return nil
         }
         let text = String(decoding: try SecretFile.read(file, what: "the service token file"), as: UTF8.self)

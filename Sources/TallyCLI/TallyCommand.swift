@@ -19,4 +19,14 @@ public struct TallyCommand: AsyncParsableCommand {
     )
 
     public init() {}
+
+    /// A variable set to what its setting cannot take is refused before any command runs, not
+    /// read as the default: a typo in tally.env would otherwise go unnoticed. Except when help is
+    /// asked for: this runs before the subcommand is parsed, and refusing here would show the
+    /// top-level help in place of the subcommand's.
+    public func validate() throws {
+        let helpFlags: Set<String> = ["-h", "--help", "help", "--experimental-dump-help"]
+        guard CommandLine.arguments.dropFirst().allSatisfy({ !helpFlags.contains($0) }) else { return }
+        if let problem = EnvironmentDefaults.problems.first { throw ValidationError(problem) }
+    }
 }

@@ -16,7 +16,7 @@ struct UpBootstrap {
     /// A key pair in `<data-dir>/keys`, unless `TALLY_SIGNING_KEY` names one or the directory has one.
     func ensureSigningKey() throws {
         let directory = KeyOptions.defaultDirectory(dataDirectory: dataDirectory)
-        guard EnvironmentDefaults.signingKey == nil, KeyFiles.privateKeys(in: directory).isEmpty else { return }
+        guard EnvironmentDefaults.signingKey.value == nil, KeyFiles.privateKeys(in: directory).isEmpty else { return }
         let made = try KeyFiles.create(name: "tally", in: directory)
         logger.info("made a token-signing key pair", metadata: ["private": "\(made.privateFile)", "public": "\(made.publicFile)"])
     }
@@ -33,7 +33,7 @@ struct UpBootstrap {
     /// `username` as an admin: made with `TALLY_ADMIN_PASSWORD`, or a password made up and printed
     /// this once; an existing person gets the admin role and keeps their password.
     func ensureAdmin(_ username: String, _ administration: IdentityAdministration) throws {
-        let given = EnvironmentDefaults.adminPassword
+        let given = EnvironmentDefaults.adminPassword.value
         let password = given ?? IdentityAdministration.generatePassword()
         if try administration.addUser(username, password: password, roles: ["admin"]) {
             let source = given == nil ? "\(password) (shown this once)" : "in TALLY_ADMIN_PASSWORD"

@@ -24,24 +24,24 @@ struct UpCommand: AsyncParsableCommand {
 
     @OptionGroup var backend: BackendOption
 
-    @Option(help: "Where the notifier binds the SUB socket the workers publish events to. Env: TALLY_EVENTS_ENDPOINT.")
-    var eventsEndpoint: String = NotifierDefaults.eventsEndpoint
+    @Option(help: EnvironmentDefaults.eventsEndpoint.help("Where the notifier binds the SUB socket the workers publish events to."))
+    var eventsEndpoint: String = EnvironmentDefaults.eventsEndpoint.value
 
-    @Option(help: "Where the notifier binds the PUB socket of alerts and forwarded events (tally watch). Env: TALLY_ALERTS_ENDPOINT.")
-    var alertsEndpoint: String = NotifierDefaults.alertsEndpoint
+    @Option(help: EnvironmentDefaults.alertsEndpoint.help("Where the notifier binds the PUB socket of alerts and forwarded events (tally watch)."))
+    var alertsEndpoint: String = EnvironmentDefaults.alertsEndpoint.value
 
     @OptionGroup var heartbeat: HeartbeatOptions
 
-    @Option(help: "MDP workers (threads) per service (default: one per core). Env: TALLY_WORKER_CONCURRENCY.")
-    var concurrency: Int = EnvironmentDefaults.concurrency
+    @Option(help: EnvironmentDefaults.concurrency.help("MDP workers (threads) per service (default: one per core)."))
+    var concurrency: Int = EnvironmentDefaults.concurrency.value
 
-    @Option(help: "Requests each MDP worker takes at once; 1 is plain 7/MDP. Env: TALLY_WORKER_CAPACITY.")
-    var capacity: Int = EnvironmentDefaults.capacity
+    @Option(help: EnvironmentDefaults.capacity.help("Requests each MDP worker takes at once; 1 is plain 7/MDP."))
+    var capacity: Int = EnvironmentDefaults.capacity.value
 
     @Option(
-        help: """
-            Make this person an admin on start (if new: with the password in TALLY_ADMIN_PASSWORD, or one made up and printed once). Env: TALLY_ADMIN_USER.
-            """)
+        help: EnvironmentDefaults.adminUser.help("""
+            Make this person an admin on start (if new: with the password in TALLY_ADMIN_PASSWORD, or one made up and printed once).
+            """))
     var admin: String?
 
     @OptionGroup var passwordHashing: PasswordHashingOptions
@@ -58,7 +58,7 @@ struct UpCommand: AsyncParsableCommand {
         let logger = process.bootstrap(label: "tally.up")
         try FileManager.default.createDirectory(atPath: dataDirectory.path, withIntermediateDirectories: true)
         let data = try database.location(dataDirectory: dataDirectory.path)
-        try UpBootstrap(dataDirectory: dataDirectory.path, data: data, passwordHashing: passwordHashing.parameters, logger: logger).run(admin: admin ?? EnvironmentDefaults.adminUser)
+        try UpBootstrap(dataDirectory: dataDirectory.path, data: data, passwordHashing: passwordHashing.parameters, logger: logger).run(admin: admin ?? EnvironmentDefaults.adminUser.value)
         // Children share the log, scheduling and tracing settings.
         let shared = heartbeat.arguments + [
             "--log-level", process.logLevel, "--log-format", process.logFormat.rawValue, "--cpu-scheduling", process.cpuScheduling.rawValue,

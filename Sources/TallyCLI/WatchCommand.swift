@@ -35,20 +35,20 @@ struct WatchCommand: AsyncParsableCommand {
     @Flag(help: "One JSON object per line, even on a terminal.")
     var json = false
 
-    @Option(help: "The notifier's PUB endpoint. Env: TALLY_ALERTS_ENDPOINT.")
-    var alertsEndpoint: String = NotifierDefaults.alertsEndpoint
+    @Option(help: EnvironmentDefaults.alertsEndpoint.help("The notifier's PUB endpoint."))
+    var alertsEndpoint: String = EnvironmentDefaults.alertsEndpoint.value
 
     @Option(
-        help: """
+        help: EnvironmentDefaults.frontend.help("""
             The gateway's client endpoint, for alerts.list; several gateways' endpoints separated by commas to fail over \
-            between them. Env: TALLY_GATEWAY_FRONTEND.
-            """)
-    var endpoint: String = EnvironmentDefaults.frontend
+            between them.
+            """))
+    var endpoint: String = EnvironmentDefaults.frontend.value
 
-    @Option(help: "Milliseconds each alerts.list call waits. Env: TALLY_CALL_TIMEOUT_MS.")
-    var timeoutMs: Int = EnvironmentDefaults.callTimeoutMilliseconds
+    @Option(help: EnvironmentDefaults.callTimeoutMilliseconds.help("Milliseconds each alerts.list call waits."))
+    var timeoutMs: Int = EnvironmentDefaults.callTimeoutMilliseconds.value
 
-    @Option(help: "Access token to send, instead of the login tally login stored (which is refreshed as it expires). Env: TALLY_TOKEN.")
+    @Option(help: EnvironmentDefaults.token.help("Access token to send, instead of the login tally login stored (which is refreshed as it expires)."))
     var token: String?
 
     @OptionGroup var curve: CurveOptions
@@ -64,7 +64,7 @@ struct WatchCommand: AsyncParsableCommand {
 
     func run() async throws {
         let asJSON = json || isatty(STDOUT_FILENO) != 1
-        let fixedToken = token ?? EnvironmentDefaults.token
+        let fixedToken = token ?? EnvironmentDefaults.token.value
         let logins = LoginStore.standard
         // Whose alerts: the user the token names. Read without verifying it, only to subscribe to
         // their topic; alerts.list, which checks the token, decides what is shown.

@@ -14,11 +14,11 @@ struct WorkerCommand: AsyncParsableCommand {
     @Argument(help: "The service to serve: \(ServiceCatalog.all.joined(separator: ", ")).")
     var service: String
 
-    @Option(help: "MDP workers (threads) in this process (default: one per core). Env: TALLY_WORKER_CONCURRENCY.")
-    var concurrency: Int = EnvironmentDefaults.concurrency
+    @Option(help: EnvironmentDefaults.concurrency.help("MDP workers (threads) in this process (default: one per core)."))
+    var concurrency: Int = EnvironmentDefaults.concurrency.value
 
-    @Option(help: "Requests each MDP worker takes at once; 1 is plain 7/MDP. Env: TALLY_WORKER_CAPACITY.")
-    var capacity: Int = EnvironmentDefaults.capacity
+    @Option(help: EnvironmentDefaults.capacity.help("Requests each MDP worker takes at once; 1 is plain 7/MDP."))
+    var capacity: Int = EnvironmentDefaults.capacity.value
 
     @OptionGroup var backend: BackendOption
 
@@ -28,15 +28,15 @@ struct WorkerCommand: AsyncParsableCommand {
 
     @OptionGroup var database: DatabaseOptions
 
-    @Option(help: "Largest request accepted, in bytes. Env: TALLY_MAX_MESSAGE_BYTES.")
-    var maxMessageBytes: Int = EnvironmentDefaults.maximumMessageBytes
+    @Option(help: EnvironmentDefaults.maximumMessageBytes.help("Largest request accepted, in bytes."))
+    var maxMessageBytes: Int = EnvironmentDefaults.maximumMessageBytes.value
 
     @Option(
-        help: """
+        help: EnvironmentDefaults.eventsEndpoint.help("""
             Where services that record events publish them: the notifier's inlet; several notifiers' inlets separated by \
-            commas to publish every event to each (notifiers sharing one PostgreSQL database). Env: TALLY_EVENTS_ENDPOINT.
-            """)
-    var eventsEndpoint: String = EnvironmentDefaults.eventsEndpoint
+            commas to publish every event to each (notifiers sharing one PostgreSQL database).
+            """))
+    var eventsEndpoint: String = EnvironmentDefaults.eventsEndpoint.value
 
     @OptionGroup var keys: KeyOptions
 

@@ -53,6 +53,40 @@ import Testing
         #expect(serving.subtracting(shown).isEmpty, "tally.env.example lacks: \(serving.subtracting(shown).sorted())")
     }
 
+    /// A variable set to what its setting cannot take stops any command before it runs, saying
+    /// which variable and what it must be; help is still shown.
+    @Test func aVariableItsSettingCannotTakeIsRefusedByName() async throws {
+        let stack = try TallyStack(options: TallyStack.Options(database: .sqlite))
+        let cases: [(environment: [String: String], message: String)] = [
+            (["TALLY_CALL_RETRIES": "many"], "TALLY_CALL_RETRIES must be a whole number; got 'many'"),
+            (["TALLY_INSECURE": "yes"], "TALLY_INSECURE must be 1 or 0; got 'yes'"),
+            (["TALLY_DURABILITY": "paper"], "TALLY_DURABILITY must be disk or process; got 'paper'"),
+        ]
+        for (index, refused) in cases.enumerated() {
+            let call = try stack.launch("call-\(index)", ["call", "calc.tip", "{}", "--endpoint", "ipc:///nonexistent/frontend"], environment: refused.environment)
+            #expect(await call.waitForExit(timeout: .seconds(30)))
+            #expect(call.exitStatus == 64, "\(call.log)")
+            #expect(call.log.contains(refused.message), "\(call.log)")
+        }
+        let help = try stack.launch("help", ["call", "--help"], environment: ["TALLY_CALL_RETRIES": "many"])
+        #expect(await help.waitForExit(timeout: .seconds(30)))
+        #expect(help.exitStatus == 0 && help.log.contains("USAGE: tally call") && help.log.contains("TALLY_CALL_RETRIES"), "\(help.log)")
+        await stack.stop()
+    }
+
+    /// Each setting in `EnvironmentDefaults` is in its `all`, the list whose values are checked:
+    /// one left out would read a mistyped value as its default, unannounced.
+    @Test func everySettingIsChecked() throws {
+        let text = try String(contentsOf: Self.repository.appendingPathComponent("Sources/TallyCLI/EnvironmentDefaults.swift"), encoding: .utf8)
+        let declared = Set(text.matches(of: /static let (\w+) = EnvironmentSetting/).map { String($0.output.1) })
+        let list = try #require(text.firstRange(of: /static let all: \[any CheckedSetting\] = \[[^\]]*\]/))
+        let listed = Set(text[list].dropFirst("static let all: [any CheckedSetting] = [".count).split(separator: ",").map {
+            $0.trimmingCharacters(in: .whitespacesAndNewlines).trimmingCharacters(in: CharacterSet(charactersIn: "]"))
+        }.filter { !$0.isEmpty })
+        #expect(declared.count > 30, "\(declared.sorted())")
+        #expect(declared == listed, "declared, not in all: \(declared.subtracting(listed).sorted()); in all, not declared: \(listed.subtracting(declared).sorted())")
+    }
+
     // MARK: Support
 
     /// What the help says of each `TALLY_*` variable: the commands whose help names it, and the
