@@ -28,7 +28,7 @@ final class PostgresSession: SQLSession {
     /// The run of outermost savepoints that ended but are not released: its first, and how many.
     private var unreleased: (first: String?, count: Int) = (nil, 0)
     /// Commands that go out with the next statement instead of waiting for an answer of their
-    /// own: the savepoints opened since the last statement, and a run's release.
+    /// own: the savepoints opened since the last statement, a run's release, reads sent ahead.
     private var unsent: [Unsent] = []
     /// How many savepoints a run holds before one `RELEASE` ends them all: enough that the release
     /// costs little per change, few enough that the server's stack of subtransactions stays short.
@@ -56,9 +56,23 @@ final class PostgresSession: SQLSession {
 
     func fetchAll(_ sql: SQL) throws -> [SQLRow] {
         let (text, values) = sql.rendered(for: .postgres)
-        return try query(text, values).rows.map { row in
-            SQLRow(columns: row.map(\.columnName), values: row.map(PostgresValues.value))
-        }
+        return Self.rows(of: try query(text, values))
+    }
+
+    /// The read goes out with the next statement (after the savepoints opened before it), and
+    /// `check` runs on its rows when their answers are in.
+    func fetchAhead(_ sql: SQL, then check: @escaping ([SQLRow]) throws -> Void) throws {
+        let (text, values) = sql.rendered(for: .postgres)
+        unsent.append(Unsent(query: PostgresQuery(unsafeSQL: text, binds: PostgresValues.bindings(values)), check: check))
+    }
+
+    func flushAhead() throws {
+        guard unsent.contains(where: { $0.check != nil }) else { return }
+        _ = try sendUnsent(then: nil)
+    }
+
+    private static func rows(of result: PostgresQueryResult) -> [SQLRow] {
+        result.rows.map { row in SQLRow(columns: row.map(\.columnName), values: row.map(PostgresValues.value)) }
     }
 
     /// Joins the statements into one (`WITH s0 AS (...), s1 AS (...) last`), a single round
@@ -90,7 +104,7 @@ final class PostgresSession: SQLSession {
         let outermost = openSavepoints == 0
         openSavepoints += 1
         defer { openSavepoints -= 1 }
-        unsent.append(Unsent(text: "SAVEPOINT \(name)", opens: name))
+        unsent.append(Unsent(query: PostgresQuery(unsafeSQL: "SAVEPOINT \(name)"), opens: name))
         /// Whether the body sent a statement, and so the savepoint was made; if not, it is
         /// forgotten, with what its body left unsent.
         func made() -> Bool {
@@ -127,7 +141,7 @@ final class PostgresSession: SQLSession {
         unreleased.first = first
         guard unreleased.count >= Self.unreleasedLimit else { return }
         unreleased = (nil, 0)
-        unsent.append(Unsent(text: "RELEASE SAVEPOINT \(first)", opens: nil))
+        unsent.append(Unsent(query: PostgresQuery(unsafeSQL: "RELEASE SAVEPOINT \(first)")))
     }
 
     /// Runs a statement of the engine's own (`BEGIN`, `COMMIT`, `ROLLBACK TO`, a nested savepoint's
@@ -152,20 +166,40 @@ final class PostgresSession: SQLSession {
     private func query(_ text: String, _ values: [SQLValue]) throws -> PostgresQueryResult {
         let statement = PostgresQuery(unsafeSQL: text, binds: PostgresValues.bindings(values))
         guard !unsent.isEmpty else { return try run(send(statement)) }
-        // The unsent commands first, on the connection's queue, and one wait for them all.
-        let commands = unsent.map { PostgresQuery(unsafeSQL: $0.text) }
+        switch try sendUnsent(then: statement) {
+        case .success(let result)?: return result
+        case .failure(let error)?: throw classify(error).error(location: location, database: database)
+        case nil: preconditionFailure("a statement sent has a result")
+        }
+    }
+
+    /// Sends the unsent commands, then `statement` when there is one, on the connection's queue
+    /// with one wait for them all, and runs the checks of the reads sent ahead; returns
+    /// `statement`'s result. A check that throws is thrown in its place.
+    private func sendUnsent(then statement: PostgresQuery?) throws -> Result<PostgresQueryResult, any Error>? {
+        let sending = unsent
         unsent = []
-        let results = try run(send(commands + [statement]))
-        for case .failure(let error) in results.dropLast() {
-            // Whatever the statement did, a savepoint may be missing: the transaction cannot commit.
-            let failure = classify(error)
-            doom = doom ?? failure
-            throw failure.error(location: location, database: database)
+        let results = try run(send(sending.map(\.query) + (statement.map { [$0] } ?? [])))
+        var refusal: (any Error)?
+        for (command, result) in zip(sending, results) {
+            switch result {
+            case .failure(let error):
+                // Whatever the statement did, a savepoint may be missing: the transaction cannot commit.
+                let failure = classify(error)
+                doom = doom ?? failure
+                throw failure.error(location: location, database: database)
+            case .success(let answer):
+                guard refusal == nil, let check = command.check else { continue }
+                do { try check(Self.rows(of: answer)) } catch { refusal = error }
+            }
         }
-        switch results[results.count - 1] {
-        case .success(let result): return result
-        case .failure(let error): throw classify(error).error(location: location, database: database)
+        let last = statement == nil ? nil : results.last
+        if let refusal {
+            // The statement's own failure still counts for the transaction.
+            if case .failure(let error)? = last { _ = classify(error) }
+            throw refusal
         }
+        return last
     }
 
     /// Sends `query` (see `onOpenChannel`).
@@ -231,8 +265,10 @@ final class PostgresSession: SQLSession {
     }
 }
 
-/// A command sent with the next statement; `opens` names the savepoint a `SAVEPOINT` makes.
+/// A command sent with the next statement: a `SAVEPOINT` (`opens` names the savepoint it makes),
+/// a run's `RELEASE`, or a read sent ahead (`check` takes its rows).
 private struct Unsent {
-    let text: String
-    let opens: String?
+    let query: PostgresQuery
+    var opens: String? = nil
+    var check: (([SQLRow]) throws -> Void)? = nil
 }

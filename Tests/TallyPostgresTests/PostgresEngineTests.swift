@@ -152,6 +152,36 @@ struct PostgresEngineTests {
 
     /// The statements a change ends with run as one on PostgreSQL: every one of them takes effect,
     /// and a failing one takes the others with it.
+    /// A read sent ahead is answered with the next statement, and a check that throws stops that
+    /// statement's caller; its savepoint undoes the statement. A body that sends nothing after
+    /// it has it run by `flushAhead`.
+    @Test func aReadSentAheadIsCheckedBeforeTheNextStatementReturns() throws {
+        let engine = try engine()
+        try engine.write { session in
+            try session.execute("INSERT INTO value (count, label) VALUES (1, 'first')")
+            func insert(_ label: String, refusing: Bool) throws {
+                try session.savepoint {
+                    try session.fetchAhead("SELECT count FROM value WHERE label = 'first'") { rows in
+                        if refusing, let row = rows.first { throw SeenAhead(count: try row.first()) }
+                    }
+                    try session.execute("INSERT INTO value (count, label) VALUES (2, \(label))")
+                }
+            }
+            var seen: Int64?
+            do { try insert("refused", refusing: true) } catch let error as SeenAhead { seen = error.count }
+            #expect(seen == 1)
+            try insert("passed", refusing: false)
+            var checked = false
+            try session.savepoint {
+                try session.fetchAhead("SELECT count FROM value") { rows in checked = rows.count == 2 }
+                try session.flushAhead()
+            }
+            #expect(checked)
+        }
+        let labels = try engine.read { try $0.fetchValues("SELECT label FROM value ORDER BY id", as: String.self) }
+        #expect(labels == ["first", "passed"])
+    }
+
     @Test func aBatchRunsEveryStatementOrNone() throws {
         let engine = try engine()
         try engine.write { session in
@@ -364,4 +394,9 @@ struct PostgresEngineTests {
         #expect(StorageDeadline.latest([now, nil]) == nil)
         #expect(StorageDeadline.latest([]) == nil)
     }
+}
+
+/// What `aReadSentAheadIsCheckedBeforeTheNextStatementReturns`'s check throws.
+private struct SeenAhead: Error {
+    let count: Int64
 }

@@ -17,6 +17,18 @@ public protocol SQLSession {
     /// runs them one by one; PostgreSQL as one statement.
     func executeBatch(_ statements: [SQL]) throws
 
+    /// Runs `sql` and hands its rows to `check`, at the latest when the session's next statement
+    /// runs, and before that statement returns; `check` may throw, and the statement throws its
+    /// error instead of returning. For a read whose answer only decides whether the work after
+    /// it stands (a keyed change's stored result): on a database server it goes out with the next
+    /// statement, so it costs no wait of its own. SQLite, in the process, runs it at once.
+    /// Call it inside a `savepoint`, which undoes the work done before the check threw.
+    func fetchAhead(_ sql: SQL, then check: @escaping ([SQLRow]) throws -> Void) throws
+
+    /// Runs what `fetchAhead` left waiting for a next statement, and its checks: for a body that
+    /// sent no statement after it.
+    func flushAhead() throws
+
     /// Runs `body` so that, if it throws, what it did is undone and the rest of the transaction
     /// stands (a SQL savepoint).
     func savepoint<T>(_ body: () throws -> T) throws -> T
@@ -26,6 +38,12 @@ extension SQLSession {
     public func executeBatch(_ statements: [SQL]) throws {
         for statement in statements { try execute(statement) }
     }
+
+    public func fetchAhead(_ sql: SQL, then check: @escaping ([SQLRow]) throws -> Void) throws {
+        try check(fetchAll(sql))
+    }
+
+    public func flushAhead() throws {}
 
     public func fetchOne(_ sql: SQL) throws -> SQLRow? {
         try fetchAll(sql).first

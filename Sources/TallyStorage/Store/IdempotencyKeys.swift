@@ -27,9 +27,29 @@ enum IdempotencyKeys {
 
     /// The stored result of `key`, if the key was used; throws if it was used for another request.
     static func stored(_ key: String, scope: String, fingerprint: String, _ session: any SQLSession) throws -> JSONValue? {
-        guard let row = try session.fetchOne("SELECT fingerprint, result FROM idempotency_key WHERE scope = \(scope) AND key = \(key)") else {
-            return nil
+        try result(of: session.fetchOne(lookup(key, scope: scope)), key: key, scope: scope, fingerprint: fingerprint)
+    }
+
+    /// A change's key looked up as it starts, without a wait of its own (`SQLSession.fetchAhead`):
+    /// when the key was used, the change's next statement throws `Replay` with the stored result
+    /// (or the error for a key used for another request), and its savepoint undoes what it did.
+    static func refuseReplays(_ key: String, scope: String, fingerprint: String, _ session: any SQLSession) throws {
+        try session.fetchAhead(lookup(key, scope: scope)) { rows in
+            if let stored = try result(of: rows.first, key: key, scope: scope, fingerprint: fingerprint) { throw Replay(result: stored) }
         }
+    }
+
+    /// A retry of a change that committed: its stored result, thrown to end the retry's work.
+    struct Replay: Error {
+        let result: JSONValue
+    }
+
+    private static func lookup(_ key: String, scope: String) -> SQL {
+        "SELECT fingerprint, result FROM idempotency_key WHERE scope = \(scope) AND key = \(key)"
+    }
+
+    private static func result(of row: SQLRow?, key: String, scope: String, fingerprint: String) throws -> JSONValue? {
+        guard let row else { return nil }
         guard try row["fingerprint"] as String == fingerprint else {
             throw TallyError(
                 .failedPrecondition,

@@ -84,8 +84,13 @@ public final class ServiceStore: Sendable {
         let shared = SharedTransaction.current.flatMap { $0.store === self ? $0 : nil }
         /// The result, and the changes of the transaction that committed it (0: not yet committed).
         func commit() throws -> (value: StoredResult, changes: Int) {
-            if let shared { return (try shared.run { session in try apply(request, fingerprint: fingerprint, body, session) }, 0) }
-            return try commits.run(on: engine) { session in try apply(request, fingerprint: fingerprint, body, session) }
+            do {
+                if let shared { return (try shared.run { session in try apply(request, fingerprint: fingerprint, body, session) }, 0) }
+                return try commits.run(on: engine) { session in try apply(request, fingerprint: fingerprint, body, session) }
+            } catch let replay as IdempotencyKeys.Replay {
+                // Committed by an earlier request with the key; this one's savepoint undid its work.
+                return (try StoredResult(replay.result), 0)
+            }
         }
         guard let observer else { return try commit().value }
         let finished = observer.begin(request, service: service, shared: shared != nil)
@@ -122,18 +127,28 @@ public final class ServiceStore: Sendable {
         return result
     }
 
-    /// A change's work inside its transaction: the stored result when the key was seen before,
-    /// else `body`, its events in the outbox and its result stored under its key. Returns what to
-    /// do once it has committed.
+    /// A change's work inside its transaction: `body`, its events in the outbox and its result
+    /// stored under its key; when the key was seen before, `IdempotencyKeys.Replay` with the
+    /// stored result instead. Returns what to do once it has committed.
     private func apply<Result: Encodable & Sendable>(
         _ request: ChangeRequest, fingerprint: String, _ body: (inout Change) throws -> Result, _ session: any SQLSession
     ) throws -> (value: StoredResult, afterCommit: (@Sendable () -> Void)?) {
-        if let key = request.key, let stored = try IdempotencyKeys.stored(key, scope: request.scope, fingerprint: fingerprint, session) {
-            return (try StoredResult(stored), nil)
+        if let key = request.key {
+            // Answered with the body's first statement, which it then stops (see `Replay`).
+            try IdempotencyKeys.refuseReplays(key, scope: request.scope, fingerprint: fingerprint, session)
         }
         var change = Change(session: session, now: Timestamp.now())
-        try beforeEachChange?(&change)
-        let result = try StoredResult(try body(&change))
+        let result: StoredResult
+        do {
+            try beforeEachChange?(&change)
+            result = try StoredResult(try body(&change))
+            try session.flushAhead()
+        } catch {
+            // A retry is answered from its stored result even when its body fails before it sends
+            // a statement (a check against the clock that passed the first time).
+            try session.flushAhead()
+            throw error
+        }
         let (events, eventRows) = try EventOutbox.append(
             change.events, service: service, epoch: epoch.id, at: change.now, requestID: request.requestID,
             traceparent: request.traceparent, session)
