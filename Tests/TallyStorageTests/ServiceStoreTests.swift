@@ -145,6 +145,28 @@ import Testing
         }
     }
 
+    /// A retry is answered from its stored result even when its body now sends no statement, or
+    /// fails before it sends one (on PostgreSQL the key's lookup waits for the body's first
+    /// statement; these bodies have none).
+    @Test(arguments: TestEngine.available) func aRetryIsAnsweredFromItsStoredResultWhateverItsBodyNowDoes(_ kind: TestEngine) throws {
+        let database = try TestEngine.Database(kind)
+        let store = try store(database)
+        let first = try post(store, 700, key: "k-2")
+        let quiet = try store.change(request("700", key: "k-2")) { _ in ["id": JSONValue.integer(-1)] as JSONValue }
+        #expect(try JSONReader.parse(TallyJSON.encode(quiet)) == first)
+        let failing = try store.change(request("700", key: "k-2")) { _ -> JSONValue in
+            throw TallyError.invalidArgument("the first run passed this check")
+        }
+        #expect(try JSONReader.parse(TallyJSON.encode(failing)) == first)
+        // A new key with such a body: its own result, and its error.
+        let fresh = try store.change(request("700", key: "k-3")) { _ in ["id": JSONValue.integer(-1)] as JSONValue }
+        #expect(try JSONReader.parse(TallyJSON.encode(fresh)) == ["id": .integer(-1)])
+        #expect(throws: TallyError.invalidArgument("no run passed this check")) {
+            try store.change(request("700", key: "k-4")) { _ -> JSONValue in throw TallyError.invalidArgument("no run passed this check") }
+        }
+        #expect(try store.read { try $0.fetchValue("SELECT COUNT(*) FROM entry", as: Int.self) } == 1)
+    }
+
     /// Keys are kept for `IdempotencyKeys.retention`; a keyed change forgets the ones past it.
     @Test(arguments: TestEngine.available) func keysPastTheirRetentionAreForgottenByTheNextKeyedChange(_ kind: TestEngine) throws {
         let database = try TestEngine.Database(kind)
