@@ -1,4 +1,5 @@
 import Foundation
+import ZeroMQ
 
 #if canImport(Glibc)
 import Glibc
@@ -112,6 +113,28 @@ public final class PostgresCluster: Sendable {
             try handle.close()
         }
         try start()
+    }
+
+    /// `init`, from async code: on a thread of its own, since it waits for `initdb` and `pg_ctl`.
+    /// A test that blocks one of the concurrency pool's few threads (two on CI) for seconds stalls
+    /// every test running beside it, and one that times its clients reads the stall as late answers.
+    public static func started(
+        tls: Bool = false, listeningAlsoOn extraAddresses: [String] = [], trusting network: String? = nil,
+        on host: VirtualHosts.Host? = nil, syncsToDisk: Bool = false
+    ) async throws -> PostgresCluster {
+        try await DedicatedThread.run(name: "initdb") {
+            try PostgresCluster(tls: tls, listeningAlsoOn: extraAddresses, trusting: network, on: host, syncsToDisk: syncsToDisk)
+        }
+    }
+
+    /// `start()`, from async code, off the concurrency pool (see `started`).
+    public func start() async throws {
+        try await DedicatedThread.run(name: "pg_ctl") { try self.start() }
+    }
+
+    /// `stop()`, from async code, off the concurrency pool (see `started`).
+    public func stop() async throws {
+        try await DedicatedThread.run(name: "pg_ctl") { try self.stop() }
     }
 
     /// Starts the server and returns once it accepts connections.

@@ -23,7 +23,7 @@ struct MultiHostTests {
         let hub = hosts.hosts[0]
         let cluster: PostgresCluster
         do {
-            cluster = try PostgresCluster(tls: true, listeningAlsoOn: [hub.address], trusting: hosts.network, on: hub)
+            cluster = try await PostgresCluster.started(tls: true, listeningAlsoOn: [hub.address], trusting: hosts.network, on: hub)
         } catch {
             hosts.tearDown()
             throw error

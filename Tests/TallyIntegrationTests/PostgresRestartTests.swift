@@ -23,7 +23,7 @@ struct PostgresRestartTests {
     }
 
     @Test func workersAndTheNotifierRideOutRepeatedDatabaseRestarts() async throws {
-        let cluster = try PostgresCluster()
+        let cluster = try await PostgresCluster.started()
         var options = TallyStack.Options(workers: ["shopping": 2, "identity": 1], database: .postgres)
         options.cluster = cluster
         try await TallyStack.with(options) { stack in
@@ -118,23 +118,13 @@ struct PostgresRestartTests {
         }
     }
 
-    /// Stops and starts `cluster` `times` times, down for 0.5 s to 1.7 s each time, on a thread of
-    /// its own (`pg_ctl` is waited for with waitpid, which must not hold a concurrency thread).
+    /// Stops and starts `cluster` `times` times, down for 0.5 s to 1.7 s each time.
     private static func bounce(_ cluster: PostgresCluster, times: Int) async throws {
-        try await withCheckedThrowingContinuation { (done: CheckedContinuation<Void, any Error>) in
-            Thread {
-                do {
-                    for bounce in 0..<times {
-                        Thread.sleep(forTimeInterval: 0.7)
-                        try cluster.stop()
-                        Thread.sleep(forTimeInterval: 0.5 + Double(bounce) * 0.3)
-                        try cluster.start()
-                    }
-                    done.resume()
-                } catch {
-                    done.resume(throwing: error)
-                }
-            }.start()
+        for bounce in 0..<times {
+            try await Task.sleep(for: .milliseconds(700))
+            try await cluster.stop()
+            try await Task.sleep(for: .milliseconds(500 + bounce * 300))
+            try await cluster.start()
         }
     }
 }

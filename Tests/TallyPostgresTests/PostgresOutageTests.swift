@@ -15,8 +15,8 @@ struct PostgresOutageTests {
         (error as? TallyError)?.code == .unavailable
     }
 
-    @Test func aStoppedServerIsUnavailableAndTheEngineRecoversWhenItReturns() throws {
-        let cluster = try PostgresCluster()
+    @Test func aStoppedServerIsUnavailableAndTheEngineRecoversWhenItReturns() async throws {
+        let cluster = try await PostgresCluster.started()
         try cluster.makeDatabase("ledger")
         let overSocket = try PostgresEngine(url: cluster.url(database: "ledger") + "&connect_timeout=2")
         let overTCP = try PostgresEngine(url: cluster.tcpURL(database: "ledger") + "?connect_timeout=2")
@@ -24,7 +24,7 @@ struct PostgresOutageTests {
             _ = try engine.write { try $0.execute("CREATE TABLE IF NOT EXISTS entry (id BIGINT)") }
         }
 
-        try cluster.stop()
+        try await cluster.stop()
         for engine in [overSocket, overTCP] {
             let started = ContinuousClock.now
             #expect(performing: { try engine.write { try $0.execute("INSERT INTO entry VALUES (1)") } }, throws: isUnavailable)
@@ -33,7 +33,7 @@ struct PostgresOutageTests {
             #expect(!"\(engine.location)".contains("password"))
         }
 
-        try cluster.start()
+        try await cluster.start()
         for engine in [overSocket, overTCP] {
             _ = try engine.write { try $0.execute("INSERT INTO entry VALUES (1)") }
         }
@@ -78,22 +78,22 @@ struct PostgresOutageTests {
     /// them): every call ends at once, answered or `unavailable`, never parked until the statement
     /// timeout (30 s here) on a connection the server had closed; the engine serves again after
     /// each restart by itself; and every write it acknowledged is stored exactly once.
-    @Test func writesThroughRepeatedRestartsEndAtOnceAndNothingAcknowledgedIsLost() throws {
-        let cluster = try PostgresCluster()
+    @Test func writesThroughRepeatedRestartsEndAtOnceAndNothingAcknowledgedIsLost() async throws {
+        let cluster = try await PostgresCluster.started()
         try cluster.makeDatabase("ledger")
         let engine = try PostgresEngine(url: cluster.url(database: "ledger") + "&connect_timeout=2&pool_size=6")
         _ = try engine.write { try $0.execute("CREATE TABLE entry (key TEXT NOT NULL)") }
 
         let bound = Duration.seconds(4)
         let stopping = Atomic(false)
-        let acknowledged = Mutex<[String]>([])
+        // Each acknowledged key and when it was acknowledged, as the writing thread saw it.
+        let acknowledged = Mutex<[(key: String, at: ContinuousClock.Instant)]>([])
         let slowest = Mutex<Duration>(.zero)
         let unexpected = Mutex<[String]>([])
-        let threads = DispatchGroup()
+        let writing = Atomic(6)
         for thread in 0..<6 {
-            threads.enter()
             Thread {
-                defer { threads.leave() }
+                defer { writing.subtract(1, ordering: .relaxed) }
                 var serial = 0
                 while !stopping.load(ordering: .relaxed) {
                     serial += 1
@@ -103,7 +103,7 @@ struct PostgresOutageTests {
                         _ = try engine.write { session in
                             try session.savepoint { try session.execute("INSERT INTO entry (key) VALUES (\(key))") }
                         }
-                        acknowledged.withLock { $0.append(key) }
+                        acknowledged.withLock { $0.append((key, .now)) }
                     } catch let error as TallyError where error.code == .unavailable {
                         usleep(5_000)
                     } catch {
@@ -116,27 +116,29 @@ struct PostgresOutageTests {
         }
 
         for bounce in 0..<5 {
-            usleep(300_000)
-            try cluster.stop()
-            usleep(UInt32(200_000 + bounce * 150_000))
-            try cluster.start()
+            try await Task.sleep(for: .milliseconds(300))
+            try await cluster.stop()
+            try await Task.sleep(for: .milliseconds(200 + bounce * 150))
+            try await cluster.start()
         }
-        // Serving again within a few seconds of the last restart, with no help.
+        // Serving again within a few seconds of the last restart, with no help: timed by when the
+        // writing threads saw their writes acknowledged, not by when this task got to look.
         let restarted = ContinuousClock.now
         let before = acknowledged.withLock { $0.count }
-        while acknowledged.withLock({ $0.count }) < before + 50 && ContinuousClock.now - restarted < .seconds(10) {
-            usleep(20_000)
+        try await waitUntil("50 writes are acknowledged after the last restart", timeout: .seconds(10)) {
+            acknowledged.withLock { $0.count } >= before + 50
         }
         stopping.store(true, ordering: .relaxed)
-        #expect(threads.wait(timeout: .now() + .seconds(40)) == .success, "every writing thread ended")
-        #expect(ContinuousClock.now - restarted < .seconds(5), "writes succeed again soon after the last restart")
+        try await waitUntil("every writing thread ended", timeout: .seconds(40)) { writing.load(ordering: .relaxed) == 0 }
+        let servingAgainAfter = acknowledged.withLock { $0[before + 49].at } - restarted
+        #expect(servingAgainAfter < .seconds(5), "writes succeed again soon after the last restart")
 
         #expect(slowest.withLock { $0 } < bound, "no call was left waiting on a closed connection")
         #expect(unexpected.withLock { $0 } == [], "failures were `unavailable`")
         let stored = try engine.read { try $0.fetchValues("SELECT key FROM entry", as: String.self) }
         var counts: [String: Int] = [:]
         for key in stored { counts[key, default: 0] += 1 }
-        let keys = acknowledged.withLock { $0 }
+        let keys = acknowledged.withLock { $0.map(\.key) }
         #expect(keys.count > 100)
         #expect(keys.filter { counts[$0] != 1 } == [], "every acknowledged write stored exactly once")
     }

@@ -15,8 +15,8 @@ struct PostgresTLSTests {
         try engine.read { try $0.fetchValue("SELECT ssl FROM pg_stat_ssl WHERE pid = pg_backend_pid()", as: Bool.self) }
     }
 
-    @Test func encryptedWhenAskedAndVerifiedAgainstTheGivenAuthority() throws {
-        let cluster = try PostgresCluster(tls: true)
+    @Test func encryptedWhenAskedAndVerifiedAgainstTheGivenAuthority() async throws {
+        let cluster = try await PostgresCluster.started(tls: true)
         try cluster.makeDatabase("ledger")
         let certificate = try #require(cluster.certificateFile)
         for host in ["127.0.0.1", "localhost"] {
