@@ -90,8 +90,9 @@ struct PostgresOutageTests {
         let acknowledged = Mutex<[(key: String, at: ContinuousClock.Instant)]>([])
         let slowest = Mutex<Duration>(.zero)
         let unexpected = Mutex<[String]>([])
-        let writing = Atomic(6)
-        for thread in 0..<6 {
+        let writers = 6
+        let writing = Atomic(writers)
+        for thread in 0..<writers {
             Thread {
                 defer { writing.subtract(1, ordering: .relaxed) }
                 var serial = 0
