@@ -219,6 +219,8 @@ let package = Package(
         // Throughput and latency of a running stack: speed is measured here, never in tests.
         .executableTarget(name: "TallyBenchmark", dependencies: [
             "ZeroMQ", "TallyProtocol", "TallyStorage", "TallyTesting", "TallyAuth", "TallyClient", "TallyShopping", "TallyCatalog",
+            // For the environment settings, read as `tally` reads them (`EnvironmentDefaults`).
+            "TallyCLI",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Histogram", package: "hdrhistogram-swift"),
         ]),

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import TallyAuth
 import TallyCatalog
+import TallyCLI
 import TallyClient
 import TallyProtocol
 import TallyStorage
@@ -60,16 +61,18 @@ struct Benchmark: AsyncParsableCommand {
     @Option(help: "After the table, load calc.tip (as its row does) for this many minutes and print the gateway's and the calc worker's resident memory each minute; 0 for none. A local stack only.")
     var soakMinutes: Double = 0
 
-    @Option(help: "When the local stack's writes are answered: disk (once synced to the disk, the default) or process (see docs/storage.md, Durability). Env: TALLY_DURABILITY.")
-    var durability: Durability = ProcessInfo.processInfo.environment["TALLY_DURABILITY"].flatMap(Durability.init(rawValue:)) ?? .disk
+    @Option(help: EnvironmentDefaults.durability.help("When the local stack's writes are answered: disk (once synced to the disk, the default) or process (see docs/storage.md, Durability)."))
+    var durability: Durability = EnvironmentDefaults.durability.value
 
     @Option(help: "Where a local stack keeps its data: sqlite (files in a temporary directory) or postgres (a throwaway PostgreSQL cluster this run starts, with fsync on, and a database on it).")
     var database: TestDatabase.Kind = .sqlite
 
-    @Option(help: "Access token the writes to --endpoint are sent with (they are a signed-in person's); a local stack signs its own. Env: TALLY_TOKEN.")
+    @Option(help: EnvironmentDefaults.token.help("Access token the writes to --endpoint are sent with (they are a signed-in person's); a local stack signs its own."))
     var token: String?
 
     func validate() throws {
+        // A local stack's processes read these too, and would refuse to start.
+        if let problem = EnvironmentDefaults.problems.first { throw ValidationError(problem) }
         if (curveKey != nil || gatewayKey != nil) && endpoint == nil {
             throw ValidationError("--curve-key and --gateway-key are for a running gateway: add --endpoint")
         }
@@ -226,7 +229,7 @@ struct Benchmark: AsyncParsableCommand {
     private func measureWrites(_ target: Target, stack: TallyStack?, context: ZMQContext, into table: inout ResultTable) async throws {
         table.section("keyed durable writes, 16 in flight, and the events they make")
         let run = UUID().uuidString.prefix(8).lowercased()
-        let accessToken = try stack?.accessToken(for: "bench-\(run)", lifetime: .seconds(3600)) ?? token ?? ProcessInfo.processInfo.environment["TALLY_TOKEN"]
+        let accessToken = try stack?.accessToken(for: "bench-\(run)", lifetime: .seconds(3600)) ?? token ?? EnvironmentDefaults.token.value
         guard writes, let accessToken else {
             let why = writes ? "not measured: writes are a signed-in person's; pass --token with --endpoint" : "not measured (--no-writes)"
             table.placeholder("shopping.add_item", why)
@@ -346,5 +349,4 @@ enum Requests {
     private static let pingBodies = (0..<1024).map { Data(#"{"id":"\#($0)","command":"system.ping"}"#.utf8) }
 }
 
-extension Durability: ExpressibleByArgument {}
 extension TestDatabase.Kind: ExpressibleByArgument {}

@@ -5,9 +5,10 @@ import TallyStorage
 
 /// A setting an environment variable gives when its flag is not, so containers and systemd units
 /// configure Tally without flags. The variable is named once, here: an option takes its default
-/// from `value` and its help from `help(_:)`, which ends by naming the variable.
-struct EnvironmentSetting<Value: Sendable>: Sendable {
-    let variable: String
+/// from `value` and its help from `help(_:)`, which ends by naming the variable. Public for
+/// `tally-bench`, whose options read the same variables.
+public struct EnvironmentSetting<Value: Sendable>: Sendable {
+    public let variable: String
     let fallback: Value
     /// What a value must look like, for the error when it does not ("a whole number").
     let expected: String
@@ -16,18 +17,18 @@ struct EnvironmentSetting<Value: Sendable>: Sendable {
     /// The variable's value, or the fallback when it is unset or empty. A value that does not
     /// parse reads as the fallback here, for help to be shown at all; `TallyCommand.validate`
     /// refuses it before any command runs.
-    var value: Value {
+    public var value: Value {
         guard let text = Self.text(of: variable) else { return fallback }
         return parse(text) ?? fallback
     }
 
     /// `text`, then the variable that sets the option when its flag is not given.
-    func help(_ text: String) -> ArgumentHelp {
+    public func help(_ text: String) -> ArgumentHelp {
         ArgumentHelp("\(text) Env: \(variable).")
     }
 
     /// Why the variable's value cannot be used, or nil when it can (or is not set).
-    var problem: String? {
+    public var problem: String? {
         guard let text = Self.text(of: variable), parse(text) == nil else { return nil }
         return "\(variable) must be \(expected); got '\(text)'"
     }
@@ -82,7 +83,7 @@ extension EnvironmentSetting where Value: RawRepresentable<String> & CaseIterabl
 }
 
 /// Every setting an environment variable can give, in one place.
-enum EnvironmentDefaults {
+public enum EnvironmentDefaults {
     static let frontend = EnvironmentSetting("TALLY_GATEWAY_FRONTEND", "tcp://127.0.0.1:5555")
     static let backend = EnvironmentSetting("TALLY_GATEWAY_BACKEND", "tcp://127.0.0.1:5556")
     static let heartbeatMilliseconds = EnvironmentSetting("TALLY_HEARTBEAT_MS", 2500)
@@ -107,7 +108,7 @@ enum EnvironmentDefaults {
     static let metricsAddress = EnvironmentSetting("TALLY_METRICS_ADDRESS", "off")
     static let tracingEndpoint = EnvironmentSetting("TALLY_TRACING_ENDPOINT", "off")
     static let tracingSampleRatio = EnvironmentSetting("TALLY_TRACING_SAMPLE_RATIO", 1.0)
-    static let durability = EnvironmentSetting("TALLY_DURABILITY", Durability.disk)
+    public static let durability = EnvironmentSetting("TALLY_DURABILITY", Durability.disk)
     static let cpuScheduling = EnvironmentSetting("TALLY_CPU_SCHEDULING", CPUScheduling.batch)
     /// MDP workers (threads) per worker process: one per core.
     static let concurrency = EnvironmentSetting("TALLY_WORKER_CONCURRENCY", ProcessInfo.processInfo.activeProcessorCount)
@@ -120,7 +121,7 @@ enum EnvironmentDefaults {
     static let accessTokenSeconds = EnvironmentSetting("TALLY_ACCESS_TOKEN_SECONDS", 300)
     static let refreshTokenDays = EnvironmentSetting("TALLY_REFRESH_TOKEN_DAYS", 14)
     static let passwordCost = EnvironmentSetting("TALLY_PASSWORD_COST", 17)
-    static let token = EnvironmentSetting<String?>("TALLY_TOKEN")
+    public static let token = EnvironmentSetting<String?>("TALLY_TOKEN")
     static let adminUser = EnvironmentSetting<String?>("TALLY_ADMIN_USER")
     static let adminPassword = EnvironmentSetting<String?>("TALLY_ADMIN_PASSWORD")
     static let curveKey = EnvironmentSetting<String?>("TALLY_CURVE_KEY")
@@ -141,11 +142,11 @@ enum EnvironmentDefaults {
     ]
 
     /// What is wrong with the variables set, one line each; empty when nothing is.
-    static var problems: [String] { all.compactMap(\.problem) }
+    public static var problems: [String] { all.compactMap(\.problem) }
 }
 
 /// A setting whose variable's value can be checked, whatever the type it gives.
-protocol CheckedSetting: Sendable {
+public protocol CheckedSetting: Sendable {
     var variable: String { get }
     var problem: String? { get }
 }
