@@ -17,8 +17,7 @@ struct GatewayCommand: AsyncParsableCommand {
 
     @OptionGroup var heartbeat: HeartbeatOptions
 
-    @Option(help: EnvironmentDefaults.maximumMessageBytes.help("Largest request accepted, in bytes."))
-    var maxMessageBytes: Int = EnvironmentDefaults.maximumMessageBytes.value
+    @OptionGroup var messageSize: MessageSizeOption
 
     @Option(help: EnvironmentDefaults.defaultDeadlineMilliseconds.help("Deadline of a request that sets no deadline_ms."))
     var defaultDeadlineMs: Int = EnvironmentDefaults.defaultDeadlineMilliseconds.value
@@ -48,7 +47,6 @@ struct GatewayCommand: AsyncParsableCommand {
     @OptionGroup var process: ProcessOptions
 
     func validate() throws {
-        guard maxMessageBytes >= 1024 else { throw ValidationError("--max-message-bytes must be at least 1024") }
         guard drainTimeoutMs >= 0 else { throw ValidationError("--drain-timeout-ms must be 0 or more") }
         guard drainQuietMs >= 0 else { throw ValidationError("--drain-quiet-ms must be 0 or more") }
         guard defaultDeadlineMs >= 1 else { throw ValidationError("--default-deadline-ms must be at least 1") }
@@ -70,7 +68,7 @@ struct GatewayCommand: AsyncParsableCommand {
         let context = try ZMQContext()
         let configuration = GatewayConfiguration(
             frontendEndpoint: frontend.endpoint, backendEndpoint: backend.endpoint, heartbeatInterval: heartbeat.interval,
-            liveness: heartbeat.liveness, maximumMessageBytes: maxMessageBytes, defaultDeadline: .milliseconds(defaultDeadlineMs),
+            liveness: heartbeat.liveness, maximumMessageBytes: messageSize.bytes, defaultDeadline: .milliseconds(defaultDeadlineMs),
             maximumQueueDepth: maxQueueDepth, maximumClientRequests: maxClientRequests, maximumHeldReplies: maxHeldReplies,
             drainTimeout: .milliseconds(drainTimeoutMs), drainQuietPeriod: .milliseconds(drainQuietMs), catalog: ServiceCatalog.commands,
             schemas: ServiceCatalog.schemas, curve: keys, tracer: tracer)

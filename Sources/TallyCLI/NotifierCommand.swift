@@ -21,15 +21,7 @@ struct NotifierCommand: AsyncParsableCommand {
             the alerts service to the gateway's --backend.
             """)
 
-    @Option(
-        help: EnvironmentDefaults.eventsEndpoint.help("""
-            Where to bind the SUB socket workers publish events to: one endpoint (workers may list several notifiers' \
-            inlets; give each notifier its own here).
-            """))
-    var eventsEndpoint: String = EnvironmentDefaults.eventsEndpoint.value
-
-    @Option(help: EnvironmentDefaults.alertsEndpoint.help("Where to bind the PUB socket of alerts and forwarded events."))
-    var alertsEndpoint: String = EnvironmentDefaults.alertsEndpoint.value
+    @OptionGroup var endpoints: NotifierEndpointOptions
 
     @OptionGroup var frontend: FrontendOption
 
@@ -78,10 +70,6 @@ struct NotifierCommand: AsyncParsableCommand {
     @OptionGroup var process: ProcessOptions
 
     func validate() throws {
-        guard try EndpointList.parse(eventsEndpoint, option: "--events-endpoint").count == 1 else {
-            throw ValidationError(
-                "--events-endpoint '\(eventsEndpoint)' lists several endpoints; a notifier binds one (a list is for workers, which publish to every notifier in it): give this notifier its own")
-        }
         guard catchUpMs >= 10 else { throw ValidationError("--catch-up-ms must be at least 10") }
         guard catchUpTimeoutMs >= 10 else { throw ValidationError("--catch-up-timeout-ms must be at least 10") }
         // An event of Tally's is a few hundred bytes; below 4 KiB a genuine one could be refused.
@@ -106,7 +94,7 @@ struct NotifierCommand: AsyncParsableCommand {
         // without --gateway-key (or the other way round) is refused here.
         let gatewayCurve = try curve.gateway()
         var configuration = NotifierConfiguration(
-            eventsEndpoint: eventsEndpoint, alertsEndpoint: alertsEndpoint, frontendEndpoint: frontend.endpoint,
+            eventsEndpoint: endpoints.eventsEndpoint, alertsEndpoint: endpoints.alertsEndpoint, frontendEndpoint: frontend.endpoint,
             catchUpInterval: .milliseconds(catchUpMs), catchUpTimeout: .milliseconds(catchUpTimeoutMs),
             maximumEventBytes: Int64(maxEventBytes), maximumQueuedAlerts: Int32(maxQueuedAlerts),
             eventSources: NotifierConfiguration.eventSources(in: ServiceCatalog.commands), serviceToken: serviceToken,
@@ -120,7 +108,7 @@ struct NotifierCommand: AsyncParsableCommand {
             readiness: readiness.reporter(for: "notifier"))
         // Before the notifier binds (in run): libzmq admits every CURVE client while no ZAP handler listens.
         let security = try await serverCurve.security(
-            keys: gatewayCurve?.keys, binding: [eventsEndpoint, alertsEndpoint], process: "notifier",
+            keys: gatewayCurve?.keys, binding: [endpoints.eventsEndpoint, endpoints.alertsEndpoint], process: "notifier",
             connections: notifier.connections, context: context, logger: logger)
         let guards: [any Service] = security.map { security in [SocketLoopService(name: "zap", security.handler.serve), security.reloader] } ?? []
         // The database's own services (SQLite's checkpointer) first, so that they stop last.

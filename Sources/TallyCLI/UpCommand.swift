@@ -24,19 +24,11 @@ struct UpCommand: AsyncParsableCommand {
 
     @OptionGroup var backend: BackendOption
 
-    @Option(help: EnvironmentDefaults.eventsEndpoint.help("Where the notifier binds the SUB socket the workers publish events to."))
-    var eventsEndpoint: String = EnvironmentDefaults.eventsEndpoint.value
-
-    @Option(help: EnvironmentDefaults.alertsEndpoint.help("Where the notifier binds the PUB socket of alerts and forwarded events (tally watch)."))
-    var alertsEndpoint: String = EnvironmentDefaults.alertsEndpoint.value
+    @OptionGroup var notifierEndpoints: NotifierEndpointOptions
 
     @OptionGroup var heartbeat: HeartbeatOptions
 
-    @Option(help: EnvironmentDefaults.concurrency.help("MDP workers (threads) per service (default: one per core)."))
-    var concurrency: Int = EnvironmentDefaults.concurrency.value
-
-    @Option(help: EnvironmentDefaults.capacity.help("Requests each MDP worker takes at once; 1 is plain 7/MDP."))
-    var capacity: Int = EnvironmentDefaults.capacity.value
+    @OptionGroup var threads: WorkerThreadOptions
 
     @Option(
         help: EnvironmentDefaults.adminUser.help("""
@@ -47,12 +39,6 @@ struct UpCommand: AsyncParsableCommand {
     @OptionGroup var passwordHashing: PasswordHashingOptions
 
     @OptionGroup var process: ProcessOptions
-
-    func validate() throws {
-        guard try EndpointList.parse(eventsEndpoint, option: "--events-endpoint").count == 1 else {
-            throw ValidationError("--events-endpoint '\(eventsEndpoint)' lists several endpoints; tally up runs one notifier, which binds one")
-        }
-    }
 
     func run() async throws {
         let logger = process.bootstrap(label: "tally.up")
@@ -69,14 +55,14 @@ struct UpCommand: AsyncParsableCommand {
             let own = service == "identity" ? ["--password-cost", "\(passwordHashing.passwordCost)"] : []
             children.append(ChildSpec(
                 name: service,
-                arguments: ["worker", service, "--backend", backend.endpoint, "--data-dir", dataDirectory.path, "--concurrency", "\(concurrency)",
-                            "--capacity", "\(capacity)", "--events-endpoint", eventsEndpoint] + own + shared))
+                arguments: ["worker", service, "--backend", backend.endpoint, "--data-dir", dataDirectory.path,
+                            "--events-endpoint", notifierEndpoints.eventsEndpoint] + threads.arguments + own + shared))
         }
         children.append(ChildSpec(
             name: "notifier",
             arguments: ["notifier", "--frontend", frontend.endpoint, "--backend", backend.endpoint, "--data-dir", dataDirectory.path,
-                        "--events-endpoint", eventsEndpoint, "--alerts-endpoint", alertsEndpoint,
                         "--service-token-file", KeyOptions.notifierTokenFile(dataDirectory: dataDirectory.path)]
+                + notifierEndpoints.arguments
                 + shared))
         children = Self.servingMetrics(children, from: process.metricsAddress, logger: logger)
         logger.info("starting", metadata: ["frontend": "\(frontend.endpoint)", "data": "\(data.description)"])

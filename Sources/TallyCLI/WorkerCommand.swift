@@ -14,11 +14,7 @@ struct WorkerCommand: AsyncParsableCommand {
     @Argument(help: "The service to serve: \(ServiceCatalog.all.joined(separator: ", ")).")
     var service: String
 
-    @Option(help: EnvironmentDefaults.concurrency.help("MDP workers (threads) in this process (default: one per core)."))
-    var concurrency: Int = EnvironmentDefaults.concurrency.value
-
-    @Option(help: EnvironmentDefaults.capacity.help("Requests each MDP worker takes at once; 1 is plain 7/MDP."))
-    var capacity: Int = EnvironmentDefaults.capacity.value
+    @OptionGroup var threads: WorkerThreadOptions
 
     @OptionGroup var backend: BackendOption
 
@@ -28,8 +24,7 @@ struct WorkerCommand: AsyncParsableCommand {
 
     @OptionGroup var database: DatabaseOptions
 
-    @Option(help: EnvironmentDefaults.maximumMessageBytes.help("Largest request accepted, in bytes."))
-    var maxMessageBytes: Int = EnvironmentDefaults.maximumMessageBytes.value
+    @OptionGroup var messageSize: MessageSizeOption
 
     @Option(
         help: EnvironmentDefaults.eventsEndpoint.help("""
@@ -53,10 +48,6 @@ struct WorkerCommand: AsyncParsableCommand {
     func validate() throws {
         guard ServiceCatalog.workerServices.contains(service) else {
             throw ValidationError("unknown service '\(service)'; choose one of \(ServiceCatalog.workerServices.joined(separator: ", "))")
-        }
-        guard (1...256).contains(concurrency) else { throw ValidationError("--concurrency must be from 1 to 256") }
-        guard (1...Majordomo.maximumCapacity).contains(capacity) else {
-            throw ValidationError("--capacity must be from 1 to \(Majordomo.maximumCapacity)")
         }
         _ = try EndpointList.parse(backend.endpoint, option: "--backend")
         _ = try EndpointList.parse(eventsEndpoint, option: "--events-endpoint")
@@ -88,8 +79,8 @@ struct WorkerCommand: AsyncParsableCommand {
             throw ValidationError("unknown service '\(service)'")
         }
         let configuration = WorkerConfiguration(
-            backendEndpoints: try EndpointList.parse(backend.endpoint, option: "--backend"), concurrency: concurrency, capacity: capacity, heartbeatInterval: heartbeat.interval,
-            liveness: heartbeat.liveness, maximumMessageBytes: maxMessageBytes, curve: try curve.gateway())
+            backendEndpoints: try EndpointList.parse(backend.endpoint, option: "--backend"), concurrency: threads.concurrency, capacity: threads.capacity, heartbeatInterval: heartbeat.interval,
+            liveness: heartbeat.liveness, maximumMessageBytes: messageSize.bytes, curve: try curve.gateway())
         let readiness = Readiness(parts: [service])
         let worker = WorkerService(
             handler: opened.handler, middleware: middleware, configuration: configuration,

@@ -200,6 +200,27 @@ import Glibc
         #expect(survivors.isEmpty, "no child outlives tally up: \(survivors)")
         withExtendedLifetime(taken) {}
     }
+
+    /// An option declared once (an option group) is checked alike by every command that takes it,
+    /// before anything starts: `tally up` refuses what its workers or its notifier would.
+    @Test func sharedOptionsAreCheckedAlikeByEveryCommandThatTakesThem() async throws {
+        let stack = try TallyStack()
+        let refused: [(arguments: [String], message: String)] = [
+            (["worker", "calc", "--capacity", "0"], "--capacity must be from 1 to 1000"),
+            (["up", "--capacity", "0"], "--capacity must be from 1 to 1000"),
+            (["up", "--concurrency", "257"], "--concurrency must be from 1 to 256"),
+            (["gateway", "--max-message-bytes", "100"], "--max-message-bytes must be at least 1024"),
+            (["worker", "calc", "--max-message-bytes", "100"], "--max-message-bytes must be at least 1024"),
+            (["notifier", "--events-endpoint", "ipc:///tmp/a,ipc:///tmp/b"], "lists several endpoints; a notifier binds one"),
+            (["up", "--events-endpoint", "ipc:///tmp/a,ipc:///tmp/b"], "lists several endpoints; a notifier binds one"),
+        ]
+        for case let (arguments, message) in refused {
+            let (status, _, log) = try await tally(arguments, in: stack)
+            #expect(status == 64, "\(arguments): \(log)")
+            #expect(log.contains(message), "\(arguments): \(log)")
+        }
+        await stack.stop()
+    }
 }
 
 /// A loopback port with the eight after it free too (each bound and released), for `tally up
