@@ -35,8 +35,7 @@ struct CallCommand: AsyncParsableCommand {
     @Option(help: "Idempotency key; one is generated so that retries never apply a change twice.")
     var idempotencyKey: String?
 
-    @Option(help: EnvironmentDefaults.token.help("Access token to send, instead of the one tally login stored."))
-    var token: String?
+    @OptionGroup var token: TokenOption
 
     @Flag(help: "Start a trace: send a new W3C traceparent with the request and print its trace id to standard error.")
     var trace = false
@@ -86,7 +85,7 @@ struct CallCommand: AsyncParsableCommand {
     /// The token to send: --token or TALLY_TOKEN, else the login stored for this endpoint
     /// (refreshed when it has expired). None for a command the catalog says is open to anyone.
     private func accessToken() async throws -> String? {
-        if let token = token ?? EnvironmentDefaults.token.value { return token }
+        if let token = token.token { return token }
         if ServiceCatalog.commands.command(named: command)?.access == .open { return nil }
         return try await LoginStore.standard.accessToken(for: connection.endpoint, client: try connection.client())
     }

@@ -38,37 +38,25 @@ struct WatchCommand: AsyncParsableCommand {
     @Option(help: EnvironmentDefaults.alertsEndpoint.help("The notifier's PUB endpoint."))
     var alertsEndpoint: String = EnvironmentDefaults.alertsEndpoint.value
 
-    @Option(
-        help: EnvironmentDefaults.frontend.help("""
-            The gateway's client endpoint, for alerts.list; several gateways' endpoints separated by commas to fail over \
-            between them.
-            """))
-    var endpoint: String = EnvironmentDefaults.frontend.value
+    /// The gateway alerts.list goes to (stored alerts, and what a restarted notifier missed).
+    @OptionGroup var connection: ConnectionOptions
 
-    @Option(help: EnvironmentDefaults.callTimeoutMilliseconds.help("Milliseconds each alerts.list call waits."))
-    var timeoutMs: Int = EnvironmentDefaults.callTimeoutMilliseconds.value
-
-    @Option(help: EnvironmentDefaults.token.help("Access token to send, instead of the login tally login stored (which is refreshed as it expires)."))
-    var token: String?
-
-    @OptionGroup var curve: CurveOptions
+    @OptionGroup var token: TokenOption
 
     @Option(help: .hidden)
     var parentPid: Int32?
 
     func validate() throws {
         if let since, since < 0 { throw ValidationError("--since must be 0 or more") }
-        guard timeoutMs >= 10 else { throw ValidationError("--timeout-ms must be at least 10") }
-        _ = try EndpointList.parse(endpoint, option: "--endpoint")
     }
 
     func run() async throws {
         let asJSON = json || isatty(STDOUT_FILENO) != 1
-        let fixedToken = token ?? EnvironmentDefaults.token.value
+        let fixedToken = token.token
         let logins = LoginStore.standard
         // Whose alerts: the user the token names. Read without verifying it, only to subscribe to
         // their topic; alerts.list, which checks the token, decides what is shown.
-        guard let current = try fixedToken ?? logins.login(for: endpoint)?.accessToken else {
+        guard let current = try fixedToken ?? logins.login(for: connection.endpoint)?.accessToken else {
             throw Self.failure("it shows the alerts of the signed-in user: log in first (tally login NAME), or pass --token (or TALLY_TOKEN)")
         }
         guard let claims = AccessTokenClaims.unverified(from: current) else {
@@ -76,13 +64,13 @@ struct WatchCommand: AsyncParsableCommand {
         }
         let context = try ZMQContext()
         let requester = LazyPirateRequester(
-            context: context, endpoints: try EndpointList.parse(endpoint, option: "--endpoint"), timeout: .milliseconds(timeoutMs),
-            tries: 1, curve: try curve.gateway())
+            context: context, endpoints: connection.endpoints, timeout: .milliseconds(connection.timeoutMs), tries: 1,
+            curve: try connection.curve.gateway())
         var watcher = AlertWatcher(
-            alertsEndpoint: alertsEndpoint, gatewayEndpoint: endpoint, owner: allOwners ? nil : claims.subject, since: since,
-            topicPrefix: topic, callTimeout: .milliseconds(timeoutMs), alertsCurve: try curve.notifier(),
-            gatewayCurve: try curve.gateway()
-        ) { [endpoint] in
+            alertsEndpoint: alertsEndpoint, gatewayEndpoint: connection.endpoint, owner: allOwners ? nil : claims.subject, since: since,
+            topicPrefix: topic, callTimeout: .milliseconds(connection.timeoutMs), alertsCurve: try connection.curve.notifier(),
+            gatewayCurve: try connection.curve.gateway()
+        ) { [endpoint = connection.endpoint] in
             try fixedToken ?? logins.accessToken(for: endpoint, requester: requester)
         }
         watcher.gatewayEndpoints = requester.endpoints
