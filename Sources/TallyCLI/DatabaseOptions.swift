@@ -19,7 +19,7 @@ struct DatabaseOptions: ParsableArguments {
     @Option(
         help: EnvironmentDefaults.durability.help("""
             When a change is answered: disk (the default: once it is on the disk, so it survives a power cut or a \
-            kernel crash; SQLite synchronous=FULL, PostgreSQL synchronous_commit=on) or process (once the operating \
+            kernel crash; SQLite's log synced after each commit, PostgreSQL synchronous_commit=on) or process (once the operating \
             system or the database server has it: survives a killed worker, but a power cut may take back the last \
             second or so of answered changes; faster where syncing is slow).
             """))

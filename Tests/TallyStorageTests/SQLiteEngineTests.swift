@@ -1,7 +1,7 @@
 import Foundation
 import Synchronization
 import TallyProtocol
-import TallyStorage
+@testable import TallyStorage
 import TallyTesting
 import Testing
 
@@ -34,13 +34,35 @@ import Testing
         #expect(try count(try engine()) == 1)
     }
 
-    /// A commit is answered once its log is synced (`synchronous = FULL`) unless the operator
-    /// chose `Durability.process`: on the writer's connection, the one that commits.
+    /// A commit is answered once its log is synced, unless the operator chose
+    /// `Durability.process`. The writer commits without syncing (`synchronous = NORMAL`) and the
+    /// engine syncs the log after the commit, outside the write lock (`LogSync`): a write returns
+    /// only after a sync that covers it; a deferred one leaves the sync to its `CommitSync`, which
+    /// one sync serves for every commit made before it; a read waits for the commits it may have
+    /// seen.
     @Test func aCommitIsOnTheDiskByDefaultAndOnlyInTheLogWhenAskedFor() throws {
         let durable = try engine()
-        #expect(try durable.write { try $0.fetchValue("PRAGMA synchronous", as: Int.self) } == 2, "FULL")
+        #expect(try durable.write { try $0.fetchValue("PRAGMA synchronous", as: Int.self) } == 1, "NORMAL, synced by the engine")
+        let log = try #require(durable.logSync)
+        _ = try durable.write { try $0.execute("INSERT INTO entry (writer) VALUES ('a')") }
+        #expect(log.synced == log.latest, "a write returns once its commit is synced")
+
+        let syncsBefore = log.syncs
+        let first = try durable.writeDeferringSync { try $0.execute("INSERT INTO entry (writer) VALUES ('b')") }
+        let second = try durable.writeDeferringSync { try $0.execute("INSERT INTO entry (writer) VALUES ('c')") }
+        #expect(log.synced < log.latest, "committed, not yet synced")
+        try second.sync.wait()
+        try first.sync.wait()
+        #expect(log.synced == log.latest)
+        #expect(log.syncs == syncsBefore + 1, "one sync covers both commits")
+
+        _ = try durable.writeDeferringSync { try $0.execute("INSERT INTO entry (writer) VALUES ('d')") }
+        #expect(try count(durable) == 4)
+        #expect(log.synced == log.latest, "a read that may have seen a commit returns once it is synced")
+
         let fast = try SQLiteEngine(directory: directory.path, name: "fast", durability: .process)
         #expect(try fast.write { try $0.fetchValue("PRAGMA synchronous", as: Int.self) } == 1, "NORMAL")
+        #expect(fast.logSync == nil, "synced at checkpoints only")
     }
 
     /// The database, its log and shared memory, its lock files, a backup and a restored copy are

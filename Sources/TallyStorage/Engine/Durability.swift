@@ -5,8 +5,10 @@
 /// affordable: the changes that arrive together share one commit, so they share one sync.
 public enum Durability: String, Sendable, CaseIterable {
     /// Every answered change is on the disk: its commit's log was synced before the answer.
-    /// Survives a killed process, a power cut and a kernel crash. SQLite: `synchronous = FULL`;
-    /// PostgreSQL: `synchronous_commit = on` (the server's default).
+    /// Survives a killed process, a power cut and a kernel crash. SQLite: the write-ahead log
+    /// synced after each commit, outside the write lock, before anything of the commit is
+    /// answered or published (`LogSync`); PostgreSQL: `synchronous_commit = on` (the server's
+    /// default).
     case disk
     /// Every answered change has been handed to the operating system (SQLite) or the database
     /// server (PostgreSQL), which writes it to the disk soon after. Survives a killed worker;

@@ -32,6 +32,9 @@ public final class SQLiteEngine: StorageEngine {
     /// Copies the write-ahead log into the database file off the commit path, while it runs as a
     /// service of the process's group (see `backgroundServices`).
     public let checkpoints: WALCheckpointer
+    /// Under `Durability.disk`, what syncs the write-ahead log after each commit; nil under
+    /// `process`.
+    let logSync: LogSync?
 
     /// Pages the write-ahead log may hold before a checkpoint has it started again (see
     /// `WALCheckpointer`): 512 MiB at SQLite's 4 KiB pages.
@@ -69,25 +72,46 @@ public final class SQLiteEngine: StorageEngine {
         let path = path
         do {
             pool = try Self.withFileLock(path + ".migrate-lock") { try DatabasePool(path: path, configuration: configuration) }
-            // On the writer's connection, the only one that commits, and after GRDB turned WAL on
-            // (which sets NORMAL): FULL syncs the write-ahead log in every commit, so an answered
-            // change survives a power cut; NORMAL syncs only at checkpoints (see `Durability`).
-            try pool.writeWithoutTransaction { try $0.execute(sql: "PRAGMA synchronous = \(durability == .disk ? "FULL" : "NORMAL")") }
+            // On the writer's connection, the only one that commits (GRDB's WAL mode sets it too):
+            // a commit writes the log without syncing it. Under `disk` the engine syncs it after
+            // the commit, outside the write lock (`LogSync`); under `process` it reaches the disk
+            // at checkpoints (see `Durability`).
+            try pool.writeWithoutTransaction { try $0.execute(sql: "PRAGMA synchronous = NORMAL") }
             checkpoints = WALCheckpointer(path: path, configuration: configuration, writer: pool, restartPages: logRestartPages)
         } catch let error as DatabaseError {
             throw StorageFailure(location: "sqlite:\(path)", detail: "cannot open: \(error)")
         }
+        logSync = durability == .disk ? try LogSync(logPath: path + "-wal", location: "sqlite:\(path)") : nil
     }
 
     public func read<T>(_ body: (any SQLSession) throws -> T) throws -> T {
-        try translatingErrors { try pool.read { try body(GRDBSession($0)) } }
+        let value = try translatingErrors { try pool.read { try body(GRDBSession($0)) } }
+        // It may have seen a commit of this process that is not on the disk yet: what it read is
+        // answered only once that is. (Numbered after the read, so every commit it saw is covered.)
+        if let logSync { try logSync.sync(through: logSync.latest) }
+        return value
     }
 
     public func write<T>(_ body: (any SQLSession) throws -> T) throws -> T {
-        let value = try translatingErrors { try pool.write { try body(GRDBSession($0)) } }
+        let (value, sync) = try writeDeferringSync(body)
+        try sync.wait()
+        return value
+    }
+
+    public func writeDeferringSync<T>(_ body: (any SQLSession) throws -> T) throws -> (value: T, sync: CommitSync) {
+        var number: UInt64?
+        defer { if let number { logSync?.ended(number) } }
+        let value = try translatingErrors {
+            try pool.write { db in
+                let value = try body(GRDBSession(db))
+                number = logSync?.number()
+                return value
+            }
+        }
         // Only a commit adds to the log; a write that rolled back left nothing to copy.
         checkpoints.noteCommit()
-        return value
+        guard let logSync, let number else { return (value, .done) }
+        return (value, CommitSync { try logSync.sync(through: number) })
     }
 
     /// The checkpointer: while it runs, checkpoints happen on a thread of their own, never inside

@@ -21,6 +21,12 @@ public protocol StorageEngine: Sendable {
     /// a new transaction, so `body` must do nothing but database work.
     func write<T>(_ body: (any SQLSession) throws -> T) throws -> T
 
+    /// `write`, returning once the transaction has committed, before the disk may have it, with
+    /// what puts it there (`CommitSync`): the next transaction may begin meanwhile. Whatever
+    /// depends on the commit (its answer, its events) waits for `sync.wait()` first. An engine
+    /// whose commit is on the disk when it returns (PostgreSQL's, by default) returns `.done`.
+    func writeDeferringSync<T>(_ body: (any SQLSession) throws -> T) throws -> (value: T, sync: CommitSync)
+
     /// Brings the schema up to date under a lock that every process on the database respects, so
     /// workers starting together never race (see `Migrator`).
     func migrate(_ migrations: [Migration]) throws
@@ -33,6 +39,10 @@ public protocol StorageEngine: Sendable {
 
 extension StorageEngine {
     public var backgroundServices: [any Service] { [] }
+
+    public func writeDeferringSync<T>(_ body: (any SQLSession) throws -> T) throws -> (value: T, sync: CommitSync) {
+        (try write(body), .done)
+    }
 }
 
 /// A database error that is not the client's doing. The worker logs it and answers `internal`.

@@ -12,7 +12,7 @@ import ServiceLifecycle
 /// runs a PASSIVE checkpoint from a connection of its own instead, which never blocks writers or
 /// readers: it copies what no reader still needs, and the writer starts the log again from the
 /// top once all of it has been copied. Durability does not depend on it: a commit is in the log
-/// before it is answered (synced there too, under `Durability.disk`), and under
+/// before it is answered (synced there too, under `Durability.disk`: see `LogSync`), and under
 /// `Durability.process` (`synchronous = NORMAL`) the log reaches the disk at checkpoints, which
 /// come at least every second while there are commits.
 ///

@@ -11,10 +11,11 @@ import Synchronization
 /// (its own and those that queued behind it, up to `largestBatch`), runs them in ONE write
 /// transaction, each in a savepoint of its own, and commits once. A change that fails rolls back
 /// alone and never takes its neighbours with it; every change's caller is answered only after the
-/// commit that holds it (or with the commit's error, if the commit fails). Right after a commit
-/// the leader runs each change's after-commit action in batch order (publishing its events, in
-/// sequence order), then hands leadership to the next waiting thread, so no caller waits for
-/// batches after its own.
+/// commit that holds it is on the disk (or with the commit's error, if the commit fails). Once
+/// the commit is on the disk the leader runs each change's after-commit action in batch order
+/// (publishing its events, in sequence order), then hands leadership to the next waiting thread,
+/// so no caller waits for batches after its own. The wait for the disk is outside the commit
+/// order (`commitInOrder`): another thread's transaction runs meanwhile.
 ///
 /// With one change at a time this is one transaction per change, as before.
 final class GroupCommit: Sendable {
@@ -115,27 +116,24 @@ final class GroupCommit: Sendable {
     }
 
     private func commit(_ batch: [Ticket], on engine: any StorageEngine) {
-        inCommitOrder {
-            let started = ContinuousClock.now
-            do {
-                // Bounded by the most patient change of the batch, not by the leader's own.
-                try StorageDeadline.$current.withValue(StorageDeadline.latest(batch.map(\.deadline))) {
-                    try engine.write { session in
-                        let numbering = EventNumbering()
-                        for ticket in batch {
-                            // A change that throws rolls back to its savepoint, and gives back its
-                            // event numbers; its error is its result.
-                            _ = try? numbering.change { try session.savepoint { try ticket.perform(session) } }
-                        }
-                        try numbering.store(session)
-                    }
+        let started = ContinuousClock.now
+        do {
+            // Bounded by the most patient change of the batch, not by the leader's own.
+            try commitInOrder(on: engine, deadline: StorageDeadline.latest(batch.map(\.deadline))) { session in
+                let numbering = EventNumbering()
+                for ticket in batch {
+                    // A change that throws rolls back to its savepoint, and gives back its
+                    // event numbers; its error is its result.
+                    _ = try? numbering.change { try session.savepoint { try ticket.perform(session) } }
                 }
+                try numbering.store(session)
+            } whenDurable: { _ in
                 record(changes: batch.count, since: started)
                 for ticket in batch { ticket.afterCommit?() }
-            } catch {
-                recordFailure(error)
-                for ticket in batch { ticket.commitFailure = error }
             }
+        } catch {
+            recordFailure(error)
+            for ticket in batch { ticket.commitFailure = error }
         }
         for ticket in batch {
             ticket.batchSize = batch.count
@@ -143,15 +141,36 @@ final class GroupCommit: Sendable {
         }
     }
 
-    /// Held by a transaction of this process from before it begins until its after-commit actions
-    /// have run, whether it is a batch of tickets or a `SharedTransaction`: so the events of the
-    /// process reach the sink in the order of their sequence numbers. (Subscribers read a
-    /// sequence that goes backwards as a gap and catch up, which is correct but slow.) Writers of
-    /// one database are serialized anyway; this only adds the publishing to the section.
+    /// Held by a transaction of this process from before it begins until it has committed,
+    /// whether it is a batch of tickets or a `SharedTransaction`. Writers of one database are
+    /// serialized anyway; this orders the process's own, so that their turns to publish
+    /// (`publishOrder`) are in commit order.
     private let commitOrder = NSLock()
+    /// Whose turn it is to wait for the disk and then publish: commits take turns in the order
+    /// they committed, so the events of the process reach the sink in the order of their
+    /// sequence numbers. (Subscribers read a sequence that goes backwards as a gap and catch up,
+    /// which is correct but slow.)
+    private let publishOrder = TurnOrder()
 
-    func inCommitOrder<T>(_ body: () throws -> T) rethrows -> T {
-        try commitOrder.withLock(body)
+    /// Runs `body` in a write transaction of `engine`, deadline-bound by the batch's most patient
+    /// change, and commits it; then, while the process's next transaction may already run, waits
+    /// until the commit is on the disk (`StorageEngine.writeDeferringSync`) and runs `whenDurable`,
+    /// both in commit order. Returns only then: nothing of the commit is answered or published
+    /// before the disk has it. Throws the transaction's error, or the sync's (then the commit may
+    /// be lost, and `whenDurable` does not run).
+    func commitInOrder<T>(
+        on engine: any StorageEngine, deadline: ContinuousClock.Instant? = StorageDeadline.current,
+        _ body: (any SQLSession) throws -> T, whenDurable: (T) throws -> Void
+    ) throws -> T {
+        let (committed, turn) = try commitOrder.withLock {
+            let committed = try StorageDeadline.$current.withValue(deadline) { try engine.writeDeferringSync(body) }
+            return (committed, publishOrder.take())
+        }
+        return try publishOrder.run(turn) {
+            try committed.sync.wait()
+            try whenDurable(committed.value)
+            return committed.value
+        }
     }
 
     /// Counts a committed transaction of `changes` changes (here, or a `SharedTransaction`).
@@ -224,5 +243,34 @@ private final class Ticket: @unchecked Sendable {
             defer { signal = nil }
             return signal ?? .done
         }
+    }
+}
+
+/// Turns taken in one order and served in it: `take` hands out the next turn, `run` waits for
+/// it, runs, and gives the turn after it. Every turn taken must be run, or the later ones wait
+/// for ever; `run` gives the next turn whether its body returns or throws.
+private final class TurnOrder: @unchecked Sendable {
+    private let condition = NSCondition()
+    private var taken: UInt64 = 0
+    private var serving: UInt64 = 0
+
+    func take() -> UInt64 {
+        condition.withLock {
+            defer { taken += 1 }
+            return taken
+        }
+    }
+
+    func run<T>(_ turn: UInt64, _ body: () throws -> T) rethrows -> T {
+        condition.withLock {
+            while serving != turn { condition.wait() }
+        }
+        defer {
+            condition.withLock {
+                serving += 1
+                condition.broadcast()
+            }
+        }
+        return try body()
     }
 }

@@ -53,36 +53,37 @@ final class SharedTransaction: @unchecked Sendable {
 
 extension ServiceStore {
     /// Runs `body`, in which this thread's `change` calls on this store share one transaction,
-    /// committed when `body` returns. Returns nil once it has committed (and the changes' events
-    /// have been handed to the sink), or the error that kept it from committing: then none of
-    /// the changes made in `body` took effect, and their callers must be told so.
+    /// committed when `body` returns. Returns nil once it has committed and is on the disk (and
+    /// the changes' events have been handed to the sink), or the error that kept it from
+    /// committing: then none of the changes made in `body` took effect, and their callers must be
+    /// told so. (A sync that fails after the commit is reported too: then the changes may or may
+    /// not survive a power cut, and a retry with the key finds out.)
     ///
     /// `body` runs inside the transaction, so it must not open another write of this store's
     /// engine directly (a query that writes, as `shopping.get_list` does, runs outside), and it
     /// should do little besides its changes: other writers wait for it. An engine that retries a
     /// transaction (PostgreSQL's serialization failures) runs `body` again.
     public func commitTogether(_ body: () -> Void) -> (any Error)? {
-        commits.inCommitOrder {
-            let started = ContinuousClock.now
-            // The last attempt's (an engine may run `body` again), whose observers hear the outcome.
-            var attempt: SharedTransaction?
-            do {
-                let shared = try engine.write { session in
-                    let shared = SharedTransaction(store: self, session: session)
-                    attempt = shared
-                    SharedTransaction.$current.withValue(shared) { body() }
-                    try shared.numbering.store(session)
-                    return shared
-                }
+        let started = ContinuousClock.now
+        // The last attempt's (an engine may run `body` again), whose observers hear the outcome.
+        var attempt: SharedTransaction?
+        do {
+            try commits.commitInOrder(on: engine) { session in
+                let shared = SharedTransaction(store: self, session: session)
+                attempt = shared
+                SharedTransaction.$current.withValue(shared) { body() }
+                try shared.numbering.store(session)
+                return shared
+            } whenDurable: { shared in
                 commits.record(changes: shared.changes, since: started)
                 shared.tellObservers(failure: nil)
                 for action in shared.afterCommit { action() }
-                return nil
-            } catch {
-                commits.recordFailure(error)
-                attempt?.tellObservers(failure: error)
-                return error
             }
+            return nil
+        } catch {
+            commits.recordFailure(error)
+            attempt?.tellObservers(failure: error)
+            return error
         }
     }
 }
