@@ -172,6 +172,9 @@ import ZeroMQ
             try await stack.waitUntil("the notifier refuses the second subscriber at its cap") {
                 notifier.log.contains("refused a connection: too many connections")
             }
+            // Its stored alerts shown (#1) before the second is made, so that the second can only
+            // reach it by connecting again, not in the stored ones.
+            try await stack.waitUntil("the second watch shows the stored alerts") { second.log.contains("new alerts follow") }
             #expect(await first.stop())
             try await stack.publish([priceChanged(2)])
             // The second watch hears nothing on its refused connection, connects again after 5 s of
