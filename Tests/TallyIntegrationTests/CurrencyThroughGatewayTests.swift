@@ -64,10 +64,17 @@ import Testing
             let second = try stack.startWorker("currency", extraArguments: ["--currency-load-delay-ms", "150"])
             try await stack.waitForWorkers("currency", count: 2)
             try await waitForCurrencyData(stack)
+            // Each worker logs what it did just after doing it: status can say ready before the
+            // lines reach the processes' logs.
+            try await stack.waitUntil("one worker logs the load and the other its wait") {
+                let logs = first.log + second.log
+                return logs.contains("currency data loaded")
+                    && (logs.contains("waiting for another process to load currency data") || logs.contains("currency data is ready"))
+            }
 
             let logs = [first.log, second.log]
             #expect(logs.filter { $0.contains("loading currency data") }.count == 1, "\(logs)")
-            #expect(logs.filter { $0.contains("currency data loaded") }.count == 1)
+            #expect(logs.filter { $0.contains("currency data loaded") }.count == 1, "\(logs)")
             #expect(logs.filter { $0.contains("waiting for another process to load currency data") || $0.contains("currency data is ready") }.count == 1)
             // Both answer from the one file: ask often enough that both workers serve requests.
             let client = try stack.client()
