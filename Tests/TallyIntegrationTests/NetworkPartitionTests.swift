@@ -31,7 +31,6 @@ struct NetworkPartitionTests {
         let name: String
         let reply: Reply?
         let failure: String?
-        let elapsed: Duration
     }
 
     private func run(_ stack: TallyStack, _ hosts: VirtualHosts) async throws {
@@ -43,19 +42,18 @@ struct NetworkPartitionTests {
         let worker = try stack.startWorker("accounts", backend: backend, on: workerHost)
         try await worker.waitUntilReady()
 
-        // Each call waits 3 s; the gateway is asked to answer within 2.75 s (`TallyClient`).
-        let timeout = Duration.seconds(3)
-        let budget = timeout + .seconds(1)
-        let client = try stack.signedIn("ann", timeout: timeout)
-        let clock = ContinuousClock()
+        // Each call waits 3 s, once, on the client's own thread; the gateway is asked to answer
+        // within 2.75 s (`TallyClient`). A call with no answer in that time fails as "no reply".
+        // (Not timed in the test's task, which can resume late while other tests hold the test
+        // process's few pool threads.)
+        let client = try stack.signedIn("ann", timeout: .seconds(3))
         @Sendable func create(_ name: String, key: String) async -> Call {
-            let start = clock.now
             do {
                 let reply = try await client.call(
                     "accounts.create", ["name": .string(name), "starting_balance": "1.00", "currency": "EUR"], idempotencyKey: key)
-                return Call(key: key, name: name, reply: reply, failure: nil, elapsed: clock.now - start)
+                return Call(key: key, name: name, reply: reply, failure: nil)
             } catch {
-                return Call(key: key, name: name, reply: nil, failure: "\(error)", elapsed: clock.now - start)
+                return Call(key: key, name: name, reply: nil, failure: "\(error)")
             }
         }
 
@@ -98,11 +96,10 @@ struct NetworkPartitionTests {
         var calls: [Call] = []
         for writer in writers { calls += await writer.value }
 
-        // Every call was answered by the gateway (never left to the client's timeout), within its
-        // budget: acknowledged, or refused as not done in time or with no worker to take it.
+        // Every call was answered by the gateway within the client's timeout: acknowledged, or
+        // refused as not done in time or with no worker to take it.
         for call in calls {
             #expect(call.failure == nil, "\(call.key) had no answer: \(call.failure ?? "")")
-            #expect(call.elapsed <= budget, "\(call.key) took \(call.elapsed), more than \(budget)")
             if let error = call.reply?.error {
                 #expect([.deadlineExceeded, .unavailable].contains(error.code), "\(call.key): \(error)")
             }

@@ -7,8 +7,8 @@ import Testing
 
 /// PostgreSQL stopped and started again, five times, under keyed writes through a whole stack
 /// of processes (gateway, two shopping workers, identity, the notifier), on a cluster of the
-/// test's own. Every request is answered (ok, or `unavailable` / `deadline_exceeded`, within its
-/// deadline and a margin, never a client timeout); after the last restart every client's writes
+/// test's own. Every request is answered (ok, or `unavailable` / `deadline_exceeded`) within its
+/// deadline and a margin, which the client's own timeout holds it to; after the last restart every client's writes
 /// succeed again within seconds with no process restarted; every worker is still registered; every
 /// acknowledged write is stored exactly once; and the notifier, which handled the writes' events
 /// throughout, still makes alerts.
@@ -19,7 +19,6 @@ struct PostgresRestartTests {
         var acknowledged: [String] = []
         var refused = 0
         var unexpected: [String] = []
-        var slowest = Duration.zero
     }
 
     @Test func workersAndTheNotifierRideOutRepeatedDatabaseRestarts() async throws {
@@ -35,18 +34,20 @@ struct PostgresRestartTests {
                 lists.append(try #require(try await ann.result("shopping.create_list", ["kind": "shopping", "name": .string("Load \(client)"), "currency": "EUR"])["id"]))
             }
 
+            // Each client waits its deadline and 2 s more, once, on its own thread: a reply later
+            // than that is "no reply", below. (Timed in the test's task, a reply could look later
+            // than it came, while other tests held the test process's few pool threads.)
             let deadline = Duration.seconds(2)
             let load = LoadWatch(clients: lists.count)
             let tallies = try await withThrowingTaskGroup(of: Tally.self) { group in
                 for (client, list) in lists.enumerated() {
-                    let caller = try stack.signedIn("ann", userID: "2", timeout: deadline + .seconds(4))
+                    let caller = try stack.signedIn("ann", userID: "2", timeout: deadline + .seconds(2))
                     group.addTask {
                         var tally = Tally()
                         var serial = 0
                         while !load.stopping.load(ordering: .relaxed) {
                             serial += 1
                             let key = "c\(client)-\(serial)"
-                            let started = ContinuousClock.now
                             do {
                                 let reply = try await caller.client.call(
                                     "shopping.add_item", ["list_id": list, "name": .string(key)], idempotencyKey: key, token: caller.token,
@@ -63,7 +64,6 @@ struct PostgresRestartTests {
                             } catch {
                                 tally.unexpected.append("\(key): no reply: \(error)")
                             }
-                            tally.slowest = max(tally.slowest, ContinuousClock.now - started)
                         }
                         return tally
                     }
@@ -89,8 +89,9 @@ struct PostgresRestartTests {
                 return tallies
             }
 
-            #expect(tallies.flatMap(\.unexpected) == [], "every request was answered, ok or unavailable\n\(stack.logs)")
-            #expect(tallies.map(\.slowest).max()! < deadline + .seconds(2), "answered within its deadline and a margin")
+            #expect(
+                tallies.flatMap(\.unexpected) == [],
+                "every request was answered, ok or unavailable, within its deadline and a margin\n\(stack.logs)")
             #expect(tallies.map(\.refused).reduce(0, +) > 0, "the restarts were felt")
             #expect(workers.allSatisfy { $0.isRunning }, "no process died or had to be restarted\n\(stack.processSummaries)")
             try await stack.waitForWorkers("shopping", count: 2, timeout: .seconds(5))
