@@ -154,22 +154,21 @@ final class GroupCommit: Sendable {
 
     /// Runs `body` in a write transaction of `engine`, deadline-bound by the batch's most patient
     /// change, and commits it; then, while the process's next transaction may already run, waits
-    /// until the commit is on the disk (`StorageEngine.writeDeferringSync`) and runs `whenDurable`,
-    /// both in commit order. Returns only then: nothing of the commit is answered or published
-    /// before the disk has it. Throws the transaction's error, or the sync's (then the commit may
-    /// be lost, and `whenDurable` does not run).
+    /// until the commit is on the disk (`StorageEngine.writeDeferringSync`) and runs `whenDurable`
+    /// with what `body` returned, both in commit order. Returns only then: nothing of the commit is
+    /// answered or published before the disk has it. Throws the transaction's error, or the sync's
+    /// (then the commit may be lost, and `whenDurable` does not run).
     func commitInOrder<T>(
         on engine: any StorageEngine, deadline: ContinuousClock.Instant? = StorageDeadline.current,
         _ body: (any SQLSession) throws -> T, whenDurable: (T) throws -> Void
-    ) throws -> T {
+    ) throws {
         let (committed, turn) = try commitOrder.withLock {
             let committed = try StorageDeadline.$current.withValue(deadline) { try engine.writeDeferringSync(body) }
             return (committed, publishOrder.take())
         }
-        return try publishOrder.run(turn) {
+        try publishOrder.run(turn) {
             try committed.sync.wait()
             try whenDurable(committed.value)
-            return committed.value
         }
     }
 
