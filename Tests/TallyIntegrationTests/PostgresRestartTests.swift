@@ -8,10 +8,10 @@ import Testing
 /// PostgreSQL stopped and started again, five times, under keyed writes through a whole stack
 /// of processes (gateway, two shopping workers, identity, the notifier), on a cluster of the
 /// test's own. Every request is answered (ok, or `unavailable` / `deadline_exceeded`) within its
-/// deadline and a margin, which the client's own timeout holds it to; after the last restart every client's writes
-/// succeed again within seconds with no process restarted; every worker is still registered; every
-/// acknowledged write is stored exactly once; and the notifier, which handled the writes' events
-/// throughout, still makes alerts.
+/// deadline and a margin, which the client's own timeout holds it to; after the last restart
+/// every client's writes succeed again within seconds with no process restarted; every worker is
+/// still registered; every acknowledged write is stored exactly once; and the notifier, which
+/// handled the writes' events throughout, still makes alerts.
 @Suite(.enabled(if: PostgresCluster.isInstalled, Comment(rawValue: PostgresCluster.whyUnavailable ?? "")))
 struct PostgresRestartTests {
     /// What one client saw.
