@@ -221,6 +221,10 @@ let package = Package(
             "ZeroMQ", "TallyProtocol", "TallyStorage", "TallyTesting", "TallyAuth", "TallyClient", "TallyShopping", "TallyCatalog",
             // For the environment settings, read as `tally` reads them (`EnvironmentDefaults`).
             "TallyCLI",
+            // The bare relay's own processes: readiness, a parent watchdog, a service group.
+            "TallyLifecycle",
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            .product(name: "Logging", package: "swift-log"),
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Histogram", package: "hdrhistogram-swift"),
         ]),

@@ -1,57 +1,78 @@
+import ArgumentParser
 import Foundation
+import Logging
+import ServiceLifecycle
+import TallyCLI
+import TallyLifecycle
+import TallyTesting
 import ZeroMQ
 
 /// The limit for a brokered request on this machine: a ROUTER/ROUTER relay and one echo worker
-/// over the project's own ZeroMQ layer, with no JSON and no logic, each on a thread of its own.
+/// over the project's own ZeroMQ layer, with no JSON and no logic.
 ///
 /// The relay does what any broker must: read the client's message, put the worker's address in
 /// front, send it on; read the worker's answer, put the client's address in front, send it back.
 /// The echo worker sends back what it got. What Tally's path costs beyond this is the price of
 /// the protocol, the JSON and the service.
+///
+/// Measured as Tally runs (issue 34's floor): the load client (this process), the relay and the
+/// echo worker are each a process of its own, on ipc endpoints as the stack's are, scheduled as
+/// the stack's servers are (`TALLY_CPU_SCHEDULING`). So the floor pays what Tally pays for its
+/// process boundaries, and a row's CPU a request is charged with all three processes. The two are
+/// this program itself, run as its hidden `bare-relay-part` command.
 final class BareRelay: Sendable {
+    typealias Role = BareRelayPart.Role
+
     let frontend: String
     let backend: String
-    private let context: ZMQContext
-    private let stop = WakeupSignal()
-    private let finished = DispatchGroup()
+    /// The relay, then the echo worker.
+    private let processes: [TallyProcess]
 
-    init(context: ZMQContext, directory: URL) {
-        self.context = context
-        frontend = "ipc://\(directory.path)/relay-frontend"
-        backend = "ipc://\(directory.path)/relay-backend"
+    /// The relay's and the echo worker's process ids, whose CPU time the relay's rows are charged with.
+    var pids: [Int32] { processes.map(\.pid) }
+    /// The names of a relay row's processes in `ProcessCPU`'s order: the load client, then `pids`'.
+    static let processNames = ["tally-bench"] + Role.allCases.map { $0 == .relay ? "relay" : "echo worker" }
+
+    private init(frontend: String, backend: String, processes: [TallyProcess]) {
+        self.frontend = frontend
+        self.backend = backend
+        self.processes = processes
     }
 
-    /// Starts the relay and the echo worker, and returns once the worker has registered.
-    func start() async throws {
-        let ready = DispatchSemaphore(value: 0)
-        let relayError = ThreadOutcome()
-        spawn("bench-relay", relayError) { [self] in
-            do { try relay(workerArrived: ready) } catch {
-                ready.signal()
-                throw error
+    /// Starts the relay and the echo worker, with their sockets and logs in `directory`, and
+    /// returns once the relay says the worker has registered.
+    static func start(in directory: URL) async throws -> BareRelay {
+        let frontend = "ipc://\(directory.path)/relay-frontend"
+        let backend = "ipc://\(directory.path)/relay-backend"
+        let executable = URL(fileURLWithPath: Bundle.main.executablePath ?? CommandLine.arguments[0])
+        var processes: [TallyProcess] = []
+        do {
+            for role in Role.allCases {
+                processes.append(try TallyProcess(
+                    name: "bare \(role.rawValue)", executable: executable,
+                    arguments: ["bare-relay-part", role.rawValue, "--frontend", frontend, "--backend", backend],
+                    logFile: directory.appendingPathComponent("bare-\(role.rawValue).log"),
+                    notifySocket: directory.appendingPathComponent("bare-\(role.rawValue).notify").path))
             }
+            // The relay says it is ready once the echo worker's READY has reached it.
+            try await processes[0].waitUntilReady(timeout: .seconds(60))
+        } catch {
+            for process in processes.reversed() { await process.stop(grace: .seconds(5)) }
+            throw error
         }
-        spawn("bench-echo", ThreadOutcome()) { [self] in try echo() }
-        try await DedicatedThread.run(name: "bench-relay-start") { ready.wait() }
-        if let error = relayError.error { throw error }
+        return BareRelay(frontend: frontend, backend: backend, processes: processes)
     }
 
-    func shutdown() async throws {
-        stop.fire()
-        try await DedicatedThread.run(name: "bench-relay-stop") { [finished] in finished.wait() }
+    /// Stops the echo worker, then the relay.
+    func shutdown() async {
+        for process in processes.reversed() { await process.stop(grace: .seconds(5)) }
     }
 
-    private func spawn(_ name: String, _ outcome: ThreadOutcome, _ body: @escaping @Sendable () throws -> Void) {
-        finished.enter()
-        let thread = Thread { [finished] in
-            defer { finished.leave() }
-            do { try body() } catch { outcome.error = error }
-        }
-        thread.name = name
-        thread.start()
-    }
-
-    private func relay(workerArrived: DispatchSemaphore) throws {
+    /// The relay's loop: [client, "", body] → [worker, client, "", body], and back. The first
+    /// message from the backend is the worker's [worker, "READY"], after which `workerArrived` runs.
+    static func relay(
+        context: ZMQContext, frontend: String, backend: String, stop: WakeupSignal, workerArrived: () -> Void
+    ) throws {
         let clients = try ZMQSocket(context: context, type: .router)
         let workers = try ZMQSocket(context: context, type: .router)
         defer {
@@ -69,11 +90,10 @@ final class BareRelay: Sendable {
         while !stop.isFired {
             try poller.poll(timeoutMilliseconds: 100)
             if poller.isReadable(workerIndex) {
-                // [worker, client, "", body] → [client, "", body]; the first message is [worker, "READY"].
                 while var frames = try workers.receive(dontWait: true) {
                     if worker == nil {
                         worker = frames[0]
-                        workerArrived.signal()
+                        workerArrived()
                         continue
                     }
                     frames.removeFirst()
@@ -81,7 +101,6 @@ final class BareRelay: Sendable {
                 }
             }
             if poller.isReadable(clientIndex), let worker {
-                // [client, "", body] → [worker, client, "", body]
                 while let frames = try clients.receive(dontWait: true) {
                     try workers.send([worker] + frames)
                 }
@@ -89,7 +108,8 @@ final class BareRelay: Sendable {
         }
     }
 
-    private func echo() throws {
+    /// The echo worker's loop: says READY, then sends back every message as it came.
+    static func echo(context: ZMQContext, backend: String, stop: WakeupSignal) throws {
         let socket = try ZMQSocket(context: context, type: .dealer)
         defer { socket.close() }
         try socket.setHighWaterMarks(send: 0, receive: 0)
@@ -105,12 +125,46 @@ final class BareRelay: Sendable {
     }
 }
 
-/// An error a thread ended with, read by the thread that waited for it.
-final class ThreadOutcome: @unchecked Sendable {
-    private let lock = NSLock()
-    private var stored: Error?
-    var error: Error? {
-        get { lock.withLock { stored } }
-        set { lock.withLock { stored = newValue } }
+/// `tally-bench bare-relay-part relay|echo`: one process of the bare relay, started by
+/// `tally-bench` itself (`BareRelay.start`). It runs until SIGTERM or SIGINT, or until the
+/// `tally-bench` that started it is gone.
+struct BareRelayPart: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "bare-relay-part", abstract: "One process of the bare relay; tally-bench starts it.", shouldDisplay: false)
+
+    enum Role: String, ExpressibleByArgument, CaseIterable, Sendable {
+        case relay, echo
+    }
+
+    @Argument var role: Role
+    @Option var frontend: String
+    @Option var backend: String
+
+    func run() async throws {
+        // As the stack's servers are scheduled, before any thread of libzmq's starts.
+        _ = EnvironmentDefaults.cpuScheduling.value.apply()
+        let (role, frontend, backend) = (role, frontend, backend)
+        let context = try ZMQContext()
+        let loop = SocketLoopService(name: "bench-\(role.rawValue)") { stop in
+            switch role {
+            case .relay:
+                try BareRelay.relay(context: context, frontend: frontend, backend: backend, stop: stop) {
+                    ReadinessNotifier.shared.ready(status: "an echo worker registered")
+                }
+            case .echo:
+                try BareRelay.echo(context: context, backend: backend, stop: stop)
+            }
+        }
+        var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
+            .init(service: loop, successTerminationBehavior: .gracefullyShutdownGroup)
+        ]
+        if let parent = ParentWatchdog.parentFromEnvironment {
+            services.append(.init(service: ParentWatchdog(parent: parent), successTerminationBehavior: .gracefullyShutdownGroup))
+        }
+        try await ServiceGroup(
+            configuration: ServiceGroupConfiguration(
+                services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: Logger(label: "tally-bench.\(role.rawValue)"))
+        ).run()
+        context.terminate(within: .seconds(1))
     }
 }

@@ -14,13 +14,17 @@ import ZeroMQ
 /// Without `--endpoint` it starts its own stack as `tally up` would (a gateway, a calc worker
 /// process with one MDP worker per core, and shopping and accounts workers for the durable
 /// writes), as real processes on ipc endpoints. With `--baseline` (the default) it also runs a bare
-/// ROUTER/ROUTER relay with an echo worker over the same ZeroMQ layer in this process, and gives
-/// each throughput as a share of the relay's, measured in the same run on the same machine.
+/// ROUTER/ROUTER relay with an echo worker over the same ZeroMQ layer, each a process of its own as
+/// Tally's are (`BareRelay`), and gives each throughput as a share of the relay's, measured in the
+/// same run on the same machine.
 @main
 struct Benchmark: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "tally-bench",
-        abstract: "Measure Tally's request path against a bare ZeroMQ relay, and print one table.")
+        abstract: "Measure Tally's request path against a bare ZeroMQ relay, and print one table.",
+        // The one subcommand is the bare relay's own processes, which nobody types.
+        usage: "tally-bench [<options>]",
+        subcommands: [BareRelayPart.self])
 
     @Option(help: "A running gateway to load; without it a fresh local stack is started.")
     var endpoint: String?
@@ -31,7 +35,7 @@ struct Benchmark: AsyncParsableCommand {
     @Option(help: "With --endpoint and --curve-key: the gateway's CURVE public key file, NAME.key.")
     var gatewayKey: String?
 
-    @Flag(inversion: .prefixedNo, help: "Also measure a bare ROUTER/ROUTER relay with an echo worker, the limit.")
+    @Flag(inversion: .prefixedNo, help: "Also measure a bare ROUTER/ROUTER relay and an echo worker, each a process of its own: the limit.")
     var baseline = true
 
     @Option(help: "MDP worker threads of the local calc worker process (tally up starts one per core).")
@@ -96,12 +100,12 @@ struct Benchmark: AsyncParsableCommand {
         defer { try? FileManager.default.removeItem(at: scratch) }
         var table = ResultTable(header: header)
 
-        let relay = baseline ? BareRelay(context: context, directory: scratch) : nil
+        var relay: BareRelay?
         var stack: TallyStack?
         let cluster = database == .postgres && endpoint == nil ? try PostgresCluster(syncsToDisk: true) : nil
         defer { try? cluster?.stop() }
         do {
-            try await relay?.start()
+            if baseline { relay = try await BareRelay.start(in: scratch) }
             let target: Target
             if let endpoint {
                 target = Target(endpoint: endpoint, description: "the gateway at \(endpoint)", pids: nil)
@@ -140,11 +144,11 @@ struct Benchmark: AsyncParsableCommand {
             table.print()
             if soakMinutes > 0, let stack { try await soak(target, stack: stack) }
         } catch {
-            try? await relay?.shutdown()
+            await relay?.shutdown()
             await stack?.stop()
             throw error
         }
-        try await relay?.shutdown()
+        await relay?.shutdown()
         await stack?.stop()
     }
 
@@ -192,19 +196,20 @@ struct Benchmark: AsyncParsableCommand {
             // A full warm-up first; afterwards only new sockets need one.
             let warm = round == 0 ? warmup : min(warmup, .milliseconds(200))
             if let relay {
-                relayThroughput.merge(try await load(relay.frontend, clients: clients, inFlight: inFlight, warmup: warm, slice: slice, checks: false, pids: [], body: Requests.tip))
+                relayThroughput.merge(try await load(relay.frontend, clients: clients, inFlight: inFlight, warmup: warm, slice: slice, checks: false, pids: relay.pids, body: Requests.tip))
             }
             tipThroughput.merge(try await load(target.endpoint, clients: clients, inFlight: inFlight, warmup: warm, slice: slice, pids: target.pids, body: Requests.tip))
             if let relay {
-                relaySync.merge(try await load(relay.frontend, clients: 1, inFlight: 1, warmup: warm, slice: slice, checks: false, pids: [], body: Requests.tip))
+                relaySync.merge(try await load(relay.frontend, clients: 1, inFlight: 1, warmup: warm, slice: slice, checks: false, pids: relay.pids, body: Requests.tip))
             }
             pingSync.merge(try await load(target.endpoint, clients: 1, inFlight: 1, warmup: warm, slice: slice, pids: target.pids, body: Requests.ping))
             tipSync.merge(try await load(target.endpoint, clients: 1, inFlight: 1, warmup: warm, slice: slice, pids: target.pids, body: Requests.tip))
         }
         let pipelined = "\(clients) × \(inFlight)"
         if relay != nil {
-            table.relay = Figures(inFlight: pipelined, outcome: relayThroughput)
-            table.add("bare relay + echo worker (ZeroMQ layer, no JSON)", Figures(inFlight: pipelined, outcome: relayThroughput))
+            let figures = Figures(inFlight: pipelined, outcome: relayThroughput, processes: BareRelay.processNames)
+            table.relay = figures
+            table.add("bare relay + echo worker, processes of their own (no JSON)", figures)
         }
         table.add("calc.tip via \(target.description)", Figures(inFlight: pipelined, outcome: tipThroughput), versusRelay: true)
         // Each synchronous row against ping, and calc.tip's against the relay's: a brokered round
@@ -214,7 +219,7 @@ struct Benchmark: AsyncParsableCommand {
         }
         if relay != nil {
             table.add(
-                "bare relay, one synchronous client", Figures(inFlight: "1 × 1", outcome: relaySync),
+                "bare relay, one synchronous client", Figures(inFlight: "1 × 1", outcome: relaySync, processes: BareRelay.processNames),
                 note: String(format: "%.2f × ping (p50)", p50Ratio(relaySync, to: pingSync)))
         }
         table.add("system.ping, one synchronous client (gateway only)", Figures(inFlight: "1 × 1", outcome: pingSync))

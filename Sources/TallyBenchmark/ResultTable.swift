@@ -5,6 +5,9 @@ import Histogram
 struct Figures {
     let inFlight: String
     let outcome: PipelinedLoad.Outcome
+    /// The processes the row's CPU time is read from, in `ProcessCPU`'s order, when they are not
+    /// the stack's (`ResultTable.processNames`): the bare relay's.
+    var processes: [String]?
     var latency: Histogram<UInt64> { outcome.latency }
 }
 
@@ -23,7 +26,7 @@ struct ResultTable {
     /// Resident memory of the stack's processes, at rest and after the rows that loaded them.
     var memory: [(name: String, atRest: Int?, loaded: Int?)] = []
     /// The names of the processes a stack row's CPU time is read from, in `ProcessCPU`'s order:
-    /// where each row's CPU goes, printed under the table for the local stack's rows.
+    /// where each row's CPU goes, printed under the table (a row may name its own, `Figures.processes`).
     var processNames: [String] = []
     private var rows: [Row] = []
 
@@ -93,8 +96,9 @@ struct ResultTable {
         }
         var shares: [String] = []
         for case .measured(let name, let measurement, _, _) in rows {
-            guard let used = measurement.outcome.cpuMicrosecondsPerRequestByProcess, used.count == processNames.count, used.count > 1 else { continue }
-            let parts = zip(processNames, used).filter { $0.1 >= 0.5 }.map { "\($0.0) \(String(format: "%.0f", $0.1))" }
+            let names = measurement.processes ?? processNames
+            guard let used = measurement.outcome.cpuMicrosecondsPerRequestByProcess, used.count == names.count, used.count > 1 else { continue }
+            let parts = zip(names, used).filter { $0.1 >= 0.5 }.map { "\($0.0) \(String(format: "%.0f", $0.1))" }
             shares.append("  \(name), \(measurement.inFlight): " + parts.joined(separator: ", "))
         }
         if !shares.isEmpty {

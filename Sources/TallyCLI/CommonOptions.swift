@@ -144,7 +144,7 @@ struct ProcessOptions: ParsableArguments {
         if let readiness {
             configured.append(.init(service: ShutdownAnnouncer(readiness: readiness), successTerminationBehavior: .ignore))
         }
-        let parent = parentPid ?? ProcessInfo.processInfo.environment["TALLY_PARENT_PID"].flatMap { Int32($0) }
+        let parent = parentPid ?? ParentWatchdog.parentFromEnvironment
         if let parent {
             configured.append(.init(service: ParentWatchdog(parent: parent), successTerminationBehavior: .gracefullyShutdownGroup))
         }
@@ -219,18 +219,6 @@ struct HeartbeatOptions: ParsableArguments {
 
     /// The same settings as flags, for child processes.
     var arguments: [String] { ["--heartbeat-ms", "\(heartbeatMs)", "--liveness", "\(liveness)"] }
-}
-
-/// Returns (which gracefully stops the process) when the process that started us has exited.
-struct ParentWatchdog: Service {
-    let parent: Int32
-
-    func run() async throws {
-        while !Task.isCancelled && !Task.isShuttingDownGracefully {
-            if getppid() != parent { return }
-            try? await Task.sleep(for: .milliseconds(250))
-        }
-    }
 }
 
 /// Sends `STOPPING=1` when graceful shutdown begins, so a supervisor knows the process is on its way out.

@@ -109,7 +109,7 @@ public enum EnvironmentDefaults {
     static let tracingEndpoint = EnvironmentSetting("TALLY_TRACING_ENDPOINT", "off")
     static let tracingSampleRatio = EnvironmentSetting("TALLY_TRACING_SAMPLE_RATIO", 1.0)
     public static let durability = EnvironmentSetting("TALLY_DURABILITY", Durability.disk)
-    static let cpuScheduling = EnvironmentSetting("TALLY_CPU_SCHEDULING", CPUScheduling.batch)
+    public static let cpuScheduling = EnvironmentSetting("TALLY_CPU_SCHEDULING", CPUScheduling.batch)
     /// MDP workers (threads) per worker process: one per core.
     static let concurrency = EnvironmentSetting("TALLY_WORKER_CONCURRENCY", ProcessInfo.processInfo.activeProcessorCount)
     static let capacity = EnvironmentSetting("TALLY_WORKER_CAPACITY", 16)

@@ -17,9 +17,13 @@ public final class TallyProcess: @unchecked Sendable {
         var exitStatus: Int32?
     }
 
-    init(
-        name: String, executable: URL, arguments: [String], logFile: URL, notifySocket: String, environment extra: [String: String],
-        input: Data?
+    /// Starts `executable` with `arguments`, its output and errors in `logFile`, its readiness
+    /// heard on a socket made at `notifySocket`, in this process's environment with `extra` on top
+    /// and `input` (when given) as its standard input. `TallyStack` starts `tally` with it;
+    /// `tally-bench` starts its bare relay's processes.
+    public init(
+        name: String, executable: URL, arguments: [String], logFile: URL, notifySocket: String, environment extra: [String: String] = [:],
+        input: Data? = nil
     ) throws {
         self.name = name
         self.arguments = arguments
