@@ -7,6 +7,7 @@ run is not a figure. Arguments after `--` go to tally-bench as they are.
     ops/bench-median.py                       # .build/release/tally-bench, 5 runs
     ops/bench-median.py --runs 3 -- --no-writes --seconds 2
     ops/bench-median.py --bench .build/debug/tally-bench -- --durability process
+    ops/bench-median.py --from run-*.txt      # the medians of tables printed before
 """
 import argparse
 import re
@@ -15,6 +16,13 @@ import subprocess
 import sys
 
 COLUMNS = ["req/s", "p50 µs", "p99 µs", "CPU µs/req"]
+RATIOS = {
+    "vs relay %": r"(\d+) % of the relay",
+    "vs relay CPU %": r"(\d+) % by CPU per request",
+    "× relay sync": r"([\d.]+) × the relay's",
+    "× ping": r"([\d.]+) × ping",
+    "vs bare loop %": r"(\d+) % of the bare loop",
+}
 
 
 def parse(output):
@@ -43,9 +51,11 @@ def parse(output):
                 figures[column] = float(cell.replace(",", ""))
             except ValueError:
                 pass
-        share = re.search(r"(\d+) % of the relay", line)
-        if share:
-            figures["vs relay %"] = float(share.group(1))
+        # The ratios issue 34's targets are judged by, as the table's last column says them.
+        for column, pattern in RATIOS.items():
+            found = re.search(pattern, line)
+            if found:
+                figures[column] = float(found.group(1))
         if figures:
             rows[name] = figures
             names.append(name)
@@ -56,26 +66,33 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--runs", type=int, default=5, help="how many runs (default 5)")
     parser.add_argument("--bench", default=".build/release/tally-bench", help="the tally-bench binary")
+    parser.add_argument("--from", dest="saved", nargs="+", metavar="FILE", help="read these saved tally-bench outputs instead of running it")
     parser.add_argument("bench_args", nargs="*", help="arguments for tally-bench, after --")
     options = parser.parse_args()
     runs, order = [], []
-    for run in range(1, options.runs + 1):
-        print(f"== run {run} of {options.runs}", file=sys.stderr, flush=True)
-        done = subprocess.run([options.bench] + options.bench_args, capture_output=True, text=True)
-        if done.returncode != 0:
-            sys.exit(f"tally-bench failed (exit {done.returncode}):\n{done.stdout}\n{done.stderr}")
-        print(done.stdout, file=sys.stderr)
-        rows, names = parse(done.stdout)
+    outputs = [open(path, encoding="utf-8").read() for path in options.saved] if options.saved else None
+    for run in range(1, (len(outputs) if outputs else options.runs) + 1):
+        if outputs:
+            output = outputs[run - 1]
+        else:
+            print(f"== run {run} of {options.runs}", file=sys.stderr, flush=True)
+            done = subprocess.run([options.bench] + options.bench_args, capture_output=True, text=True)
+            if done.returncode != 0:
+                sys.exit(f"tally-bench failed (exit {done.returncode}):\n{done.stdout}\n{done.stderr}")
+            print(done.stdout, file=sys.stderr)
+            output = done.stdout
+        rows, names = parse(output)
         runs.append(rows)
         order += [name for name in names if name not in order]
     for name in order:
         print(name)
-        for column in COLUMNS + ["vs relay %"]:
+        for column in COLUMNS + list(RATIOS):
             values = [run[name][column] for run in runs if name in run and column in run[name]]
             if not values:
                 continue
-            each = " / ".join(f"{value:,.0f}" for value in values)
-            print(f"  {column:<11} {each}   median {statistics.median(values):,.0f}")
+            form = "{:,.2f}" if column.startswith("×") else "{:,.0f}"
+            each = " / ".join(form.format(value) for value in values)
+            print(f"  {column:<14} {each}   median {form.format(statistics.median(values))}")
 
 
 if __name__ == "__main__":
