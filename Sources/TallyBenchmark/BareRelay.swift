@@ -16,7 +16,8 @@ import ZeroMQ
 /// the protocol, the JSON and the service.
 ///
 /// Measured as Tally runs (issue 34's floor): the load client (this process), the relay and the
-/// echo worker are each a process of its own, on ipc endpoints as the stack's are, scheduled as
+/// echo worker are each a process of its own, over the transport of the stack measured beside it
+/// (ipc for a local stack, loopback tcp for a gateway named by a tcp `--endpoint`), scheduled as
 /// the stack's servers are (`TALLY_CPU_SCHEDULING`). So the floor pays what Tally pays for its
 /// process boundaries, and a row's CPU a request is charged with all three processes. The two are
 /// this program itself, run as its hidden `bare-relay-part` command.
@@ -39,28 +40,45 @@ final class BareRelay: Sendable {
         self.processes = processes
     }
 
-    /// Starts the relay and the echo worker, with their sockets and logs in `directory`, and
+    /// How the relay is reached: as the stack measured beside it is.
+    enum Transport: String, Sendable {
+        /// Socket files in the run's directory, as a local stack's.
+        case ipc
+        /// Loopback ports of the system's choosing, as a gateway named by `--endpoint tcp://…` is.
+        case tcp
+    }
+
+    /// Starts the relay and then the echo worker (with sockets and logs in `directory`), and
     /// returns once the relay says the worker has registered.
-    static func start(in directory: URL) async throws -> BareRelay {
-        let frontend = "ipc://\(directory.path)/relay-frontend"
-        let backend = "ipc://\(directory.path)/relay-backend"
+    static func start(in directory: URL, transport: Transport) async throws -> BareRelay {
         let executable = URL(fileURLWithPath: Bundle.main.executablePath ?? CommandLine.arguments[0])
         var processes: [TallyProcess] = []
+        func start(_ role: Role, _ endpoints: [String]) throws -> TallyProcess {
+            let process = try TallyProcess(
+                name: "bare \(role.rawValue)", executable: executable, arguments: ["bare-relay-part", role.rawValue] + endpoints,
+                logFile: directory.appendingPathComponent("bare-\(role.rawValue).log"),
+                notifySocket: directory.appendingPathComponent("bare-\(role.rawValue).notify").path)
+            processes.append(process)
+            return process
+        }
         do {
-            for role in Role.allCases {
-                processes.append(try TallyProcess(
-                    name: "bare \(role.rawValue)", executable: executable,
-                    arguments: ["bare-relay-part", role.rawValue, "--frontend", frontend, "--backend", backend],
-                    logFile: directory.appendingPathComponent("bare-\(role.rawValue).log"),
-                    notifySocket: directory.appendingPathComponent("bare-\(role.rawValue).notify").path))
+            let relay = try start(.relay, transport == .ipc
+                ? ["--frontend", "ipc://\(directory.path)/relay-frontend", "--backend", "ipc://\(directory.path)/relay-backend"]
+                : ["--frontend", "tcp://127.0.0.1:*", "--backend", "tcp://127.0.0.1:*"])
+            // Once bound, the relay says where (the ports a tcp relay was given), and only then
+            // can the echo worker connect.
+            let bound = try await relay.waitForStatus(timeout: .seconds(60))
+            guard let endpoints = BareRelayPart.boundEndpoints(bound) else {
+                throw BenchmarkError("the bare relay said \"\(bound)\" where it should say where it listens")
             }
+            _ = try start(.echo, ["--backend", endpoints.backend])
             // The relay says it is ready once the echo worker's READY has reached it.
-            try await processes[0].waitUntilReady(timeout: .seconds(60))
+            try await relay.waitUntilReady(timeout: .seconds(60))
+            return BareRelay(frontend: endpoints.frontend, backend: endpoints.backend, processes: processes)
         } catch {
             for process in processes.reversed() { await process.stop(grace: .seconds(5)) }
             throw error
         }
-        return BareRelay(frontend: frontend, backend: backend, processes: processes)
     }
 
     /// Stops the echo worker, then the relay.
@@ -68,10 +86,13 @@ final class BareRelay: Sendable {
         for process in processes.reversed() { await process.stop(grace: .seconds(5)) }
     }
 
-    /// The relay's loop: [client, "", body] → [worker, client, "", body], and back. The first
-    /// message from the backend is the worker's [worker, "READY"], after which `workerArrived` runs.
+    /// The relay's loop: [client, "", body] → [worker, client, "", body], and back. Once both
+    /// sockets are bound, `bound` hears their endpoints as bound (a tcp port of `*` chosen); the
+    /// first message from the backend is the worker's [worker, "READY"], after which
+    /// `workerArrived` runs.
     static func relay(
-        context: ZMQContext, frontend: String, backend: String, stop: WakeupSignal, workerArrived: () -> Void
+        context: ZMQContext, frontend: String, backend: String, stop: WakeupSignal,
+        bound: (_ frontend: String, _ backend: String) -> Void, workerArrived: () -> Void
     ) throws {
         let clients = try ZMQSocket(context: context, type: .router)
         let workers = try ZMQSocket(context: context, type: .router)
@@ -82,6 +103,7 @@ final class BareRelay: Sendable {
         for socket in [clients, workers] { try socket.setHighWaterMarks(send: 0, receive: 0) }
         try clients.bind(frontend)
         try workers.bind(backend)
+        bound(try clients.lastEndpoint, try workers.lastEndpoint)
         var poller = ZMQPoller()
         let clientIndex = poller.add(clients)
         let workerIndex = poller.add(workers)
@@ -137,20 +159,36 @@ struct BareRelayPart: AsyncParsableCommand {
     }
 
     @Argument var role: Role
-    @Option var frontend: String
-    @Option var backend: String
+    @Option(help: "Where the relay binds for clients (a relay only).") var frontend: String?
+    @Option(help: "Where the relay binds for its worker, and the echo worker connects.") var backend: String
+
+    func validate() throws {
+        if role == .relay && frontend == nil { throw ValidationError("the relay needs --frontend") }
+    }
+
+    /// The status line a relay sends once bound, before it is ready: `listening FRONTEND BACKEND`.
+    static func boundStatus(frontend: String, backend: String) -> String { "listening \(frontend) \(backend)" }
+
+    /// The endpoints in a relay's `boundStatus`, or nil for another line.
+    static func boundEndpoints(_ status: String) -> (frontend: String, backend: String)? {
+        let words = status.split(separator: " ").map(String.init)
+        guard words.count == 3, words[0] == "listening" else { return nil }
+        return (words[1], words[2])
+    }
 
     func run() async throws {
         // As the stack's servers are scheduled, before any thread of libzmq's starts.
         _ = EnvironmentDefaults.cpuScheduling.value.apply()
-        let (role, frontend, backend) = (role, frontend, backend)
+        let (role, frontend, backend) = (role, frontend ?? "", backend)
         let context = try ZMQContext()
+        let readiness = ReadinessNotifier.shared
         let loop = SocketLoopService(name: "bench-\(role.rawValue)") { stop in
             switch role {
             case .relay:
-                try BareRelay.relay(context: context, frontend: frontend, backend: backend, stop: stop) {
-                    ReadinessNotifier.shared.ready(status: "an echo worker registered")
-                }
+                try BareRelay.relay(
+                    context: context, frontend: frontend, backend: backend, stop: stop,
+                    bound: { readiness.notReady(status: Self.boundStatus(frontend: $0, backend: $1)) },
+                    workerArrived: { readiness.ready(status: "an echo worker registered") })
             case .echo:
                 try BareRelay.echo(context: context, backend: backend, stop: stop)
             }

@@ -105,7 +105,7 @@ struct Benchmark: AsyncParsableCommand {
         let cluster = database == .postgres && endpoint == nil ? try PostgresCluster(syncsToDisk: true) : nil
         defer { try? cluster?.stop() }
         do {
-            if baseline { relay = try await BareRelay.start(in: scratch) }
+            if baseline { relay = try await BareRelay.start(in: scratch, transport: transport) }
             let target: Target
             if let endpoint {
                 target = Target(endpoint: endpoint, description: "the gateway at \(endpoint)", pids: nil)
@@ -311,9 +311,12 @@ struct Benchmark: AsyncParsableCommand {
         #endif
         let load = (try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8))?.split(separator: " ").first.map(String.init) ?? "?"
         let data = endpoint == nil ? (database == .postgres ? "PostgreSQL (fsync on)" : "SQLite") + ", " : ""
-        return "tally-bench: \(ProcessInfo.processInfo.activeProcessorCount) cores, load \(load) at start, \(build), ipc endpoints, \(data)durability \(durability.rawValue); "
+        return "tally-bench: \(ProcessInfo.processInfo.activeProcessorCount) cores, load \(load) at start, \(build), \(transport.rawValue) endpoints, \(data)durability \(durability.rawValue); "
             + String(format: "%.1f s measured per row (the first five rows in %d interleaved slices) after %.1f s warm-up", seconds, rounds, warmupSeconds)
     }
+
+    /// The stack's transport, which the bare relay uses too: a local stack's ipc, or `--endpoint`'s.
+    private var transport: BareRelay.Transport { endpoint?.hasPrefix("tcp://") == true ? .tcp : .ipc }
 
     private var measured: Duration { .milliseconds(Int(seconds * 1000)) }
     private var warmup: Duration { .milliseconds(Int(warmupSeconds * 1000)) }

@@ -90,6 +90,15 @@ public final class TallyProcess: @unchecked Sendable {
         throw StackError.notReady(process: summary, waited: timeout, log: log)
     }
 
+    /// Waits until the process sends a status line (`STATUS=`), and returns it: how a child that
+    /// binds ports of the system's choosing says where it listens, before it is ready. Fails at
+    /// once if the process exits first; the timeout guards, as `waitUntilReady`'s does.
+    public func waitForStatus(timeout: Duration = .seconds(120)) async throws -> String {
+        let outcome = await observed.wait(until: { $0.readiness.status != nil || $0.exitStatus != nil }, timeout: timeout)
+        if let status = outcome?.readiness.status { return status }
+        throw StackError.notReady(process: summary, waited: timeout, log: log)
+    }
+
     public func signal(_ signal: Int32) {
         if isRunning { kill(pid, signal) }
     }
