@@ -24,19 +24,18 @@ import ZeroMQ
 final class BareRelay: Sendable {
     typealias Role = BareRelayPart.Role
 
+    /// Where the load client connects.
     let frontend: String
-    let backend: String
     /// The relay, then the echo worker.
     private let processes: [TallyProcess]
 
     /// The relay's and the echo worker's process ids, whose CPU time the relay's rows are charged with.
     var pids: [Int32] { processes.map(\.pid) }
     /// The names of a relay row's processes in `ProcessCPU`'s order: the load client, then `pids`'.
-    static let processNames = ["tally-bench"] + Role.allCases.map { $0 == .relay ? "relay" : "echo worker" }
+    static let processNames = ["tally-bench", "relay", "echo worker"]
 
-    private init(frontend: String, backend: String, processes: [TallyProcess]) {
+    private init(frontend: String, processes: [TallyProcess]) {
         self.frontend = frontend
-        self.backend = backend
         self.processes = processes
     }
 
@@ -74,15 +73,18 @@ final class BareRelay: Sendable {
             _ = try start(.echo, ["--backend", endpoints.backend])
             // The relay says it is ready once the echo worker's READY has reached it.
             try await relay.waitUntilReady(timeout: .seconds(60))
-            return BareRelay(frontend: endpoints.frontend, backend: endpoints.backend, processes: processes)
+            return BareRelay(frontend: endpoints.frontend, processes: processes)
         } catch {
-            for process in processes.reversed() { await process.stop(grace: .seconds(5)) }
+            await stop(processes)
             throw error
         }
     }
 
     /// Stops the echo worker, then the relay.
-    func shutdown() async {
+    func shutdown() async { await Self.stop(processes) }
+
+    /// Stops `processes`, the last started first.
+    private static func stop(_ processes: [TallyProcess]) async {
         for process in processes.reversed() { await process.stop(grace: .seconds(5)) }
     }
 
