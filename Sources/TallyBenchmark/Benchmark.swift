@@ -38,7 +38,10 @@ struct Benchmark: AsyncParsableCommand {
     @Flag(inversion: .prefixedNo, help: "Also measure a bare ROUTER/ROUTER relay and an echo worker, each a process of its own: the limit.")
     var baseline = true
 
-    @Option(help: "MDP worker threads of the local calc worker process (tally up starts one per core).")
+    @Option(
+        help:
+            "MDP worker threads of the local calc worker process (tally up starts one per core). The shopping and accounts workers run their service's default (one thread on SQLite), or TALLY_WORKER_CONCURRENCY's."
+    )
     var concurrency: Int = ProcessInfo.processInfo.activeProcessorCount
 
     @Option(help: "Client sockets of the throughput rows.")
@@ -120,8 +123,9 @@ struct Benchmark: AsyncParsableCommand {
                 try await local.startGateway()
                 var started = [try local.startWorker("calc", concurrency: concurrency)]
                 if writes {
-                    started.append(try local.startWorker("shopping", concurrency: concurrency))
-                    started.append(try local.startWorker("accounts", concurrency: concurrency))
+                    // As tally up starts them: the service's default, or TALLY_WORKER_CONCURRENCY's.
+                    started.append(try local.startWorker("shopping", concurrency: nil))
+                    started.append(try local.startWorker("accounts", concurrency: nil))
                     // For the event → alert row; its catch-up is not what is measured, so rare.
                     try await local.startNotifier(catchUpMs: 5000)
                 }

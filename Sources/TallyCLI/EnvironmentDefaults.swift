@@ -51,6 +51,13 @@ extension EnvironmentSetting where Value == String? {
     }
 }
 
+extension EnvironmentSetting where Value == Int? {
+    /// A number with no default: nil when the variable is unset or empty.
+    init(_ variable: String) {
+        self.init(variable: variable, fallback: nil, expected: "a whole number", parse: { Int($0).map(Optional.some) })
+    }
+}
+
 extension EnvironmentSetting where Value == Int {
     init(_ variable: String, _ fallback: Int) {
         self.init(variable: variable, fallback: fallback, expected: "a whole number", parse: { Int($0) })
@@ -110,8 +117,9 @@ public enum EnvironmentDefaults {
     static let tracingSampleRatio = EnvironmentSetting("TALLY_TRACING_SAMPLE_RATIO", 1.0)
     public static let durability = EnvironmentSetting("TALLY_DURABILITY", Durability.disk)
     public static let cpuScheduling = EnvironmentSetting("TALLY_CPU_SCHEDULING", CPUScheduling.batch)
-    /// MDP workers (threads) per worker process: one per core.
-    static let concurrency = EnvironmentSetting("TALLY_WORKER_CONCURRENCY", ProcessInfo.processInfo.activeProcessorCount)
+    /// MDP workers (threads) per worker process; unset, each service's default
+    /// (`ServiceHandler.defaultConcurrency`).
+    static let concurrency = EnvironmentSetting<Int?>("TALLY_WORKER_CONCURRENCY")
     static let capacity = EnvironmentSetting("TALLY_WORKER_CAPACITY", 16)
     static let callTimeoutMilliseconds = EnvironmentSetting("TALLY_CALL_TIMEOUT_MS", 5000)
     static let callRetries = EnvironmentSetting("TALLY_CALL_RETRIES", 2)

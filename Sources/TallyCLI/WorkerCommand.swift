@@ -79,7 +79,7 @@ struct WorkerCommand: AsyncParsableCommand {
             throw ValidationError("unknown service '\(service)'")
         }
         let configuration = WorkerConfiguration(
-            backendEndpoints: try EndpointList.parse(backend.endpoint, option: "--backend"), concurrency: threads.concurrency, capacity: threads.capacity, heartbeatInterval: heartbeat.interval,
+            backendEndpoints: try EndpointList.parse(backend.endpoint, option: "--backend"), concurrency: threads.threadsAskedFor, capacity: threads.capacity, heartbeatInterval: heartbeat.interval,
             liveness: heartbeat.liveness, maximumMessageBytes: messageSize.bytes, curve: try curve.gateway())
         let readiness = Readiness(parts: [service])
         let worker = WorkerService(

@@ -155,18 +155,20 @@ public final class TallyStack: @unchecked Sendable {
 
     /// Starts one worker process; `waitUntilReady()` on it waits until the gateway has registered
     /// every one of its threads. Under CURVE it connects with the key pair `curveKey`; `host` is
-    /// where it runs (one of `VirtualHosts`; this machine's own network when nil).
+    /// where it runs (one of `VirtualHosts`; this machine's own network when nil). `concurrency`
+    /// nil leaves the thread count to the service's default, as `tally worker` does;
+    /// `environment` adds to the stack's.
     @discardableResult
     public func startWorker(
-        _ service: String, concurrency: Int = 1, backend: String? = nil, curveKey: String = "worker", extraArguments: [String] = [],
-        on host: VirtualHosts.Host? = nil
+        _ service: String, concurrency: Int? = 1, backend: String? = nil, curveKey: String = "worker", extraArguments: [String] = [],
+        environment: [String: String] = [:], on host: VirtualHosts.Host? = nil
     ) throws -> TallyProcess {
         try launch(
             service,
-            ["worker", service, "--backend", backend ?? self.backend, "--concurrency", "\(concurrency)",
-             "--events-endpoint", events, "--data-dir", dataDirectory] + timing + (curve?.clientArguments(curveKey) ?? [])
+            ["worker", service, "--backend", backend ?? self.backend] + (concurrency.map { ["--concurrency", "\($0)"] } ?? [])
+                + ["--events-endpoint", events, "--data-dir", dataDirectory] + timing + (curve?.clientArguments(curveKey) ?? [])
                 + extraArguments,
-            on: host)
+            environment: environment, on: host)
     }
 
     /// The heartbeat arguments the stack's processes get (`options.heartbeat`, `options.liveness`).

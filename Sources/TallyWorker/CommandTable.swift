@@ -1,3 +1,4 @@
+import Foundation
 import ServiceLifecycle
 import TallyProtocol
 import TallyStorage
@@ -136,6 +137,19 @@ extension ServiceHandler {
     public var sharedTransactionStore: ServiceStore? { nil }
     public var callerAuthority: (any CallerAuthority)? { nil }
     public var backgroundServices: [any Service] { [] }
+
+    /// MDP workers (threads) per gateway when the operator does not say (`--concurrency`): one
+    /// per core, except for a service whose changes share transactions on a database that runs
+    /// one write at a time (SQLite), which gets one. There a second thread's changes only take
+    /// turns with the first's for the write lock, and each thread's batch costs a transaction and
+    /// a sync of its own: one thread takes the process's requests at once (up to `capacity`) and
+    /// commits them together, which made keyed writes a quarter to a half faster at a third less
+    /// CPU each (docs/performance.md, December 2, 2026). Reads then share that thread too; a
+    /// read-heavy deployment sets `--concurrency`.
+    public var defaultConcurrency: Int {
+        if let store = sharedTransactionStore, store.engine.writesOneAtATime { return 1 }
+        return ProcessInfo.processInfo.activeProcessorCount
+    }
 }
 
 extension ServiceHandler {

@@ -8,8 +8,9 @@ public struct WorkerConfiguration: Sendable {
     /// gateway's clients find the service as long as that gateway is up.
     public var backendEndpoints: [String]
     /// Worker threads in this process per gateway, each its own MDP worker with its own socket,
-    /// running its requests itself; one per core by default.
-    public var concurrency: Int
+    /// running its requests itself; nil for the service's default (`ServiceHandler.
+    /// defaultConcurrency`: one per core, or one for a service that writes to SQLite).
+    public var concurrency: Int?
     /// Requests each MDP worker takes at once (Tally's extension of 7/MDP's READY; 1 is plain
     /// 7/MDP). More keep its thread busy between round trips to the gateway; fewer keep a slow
     /// request from delaying others queued behind it on the same thread.
@@ -29,7 +30,7 @@ public struct WorkerConfiguration: Sendable {
     /// - Parameter backendEndpoints: one or more gateways' backends, each registered with.
     public init(
         backendEndpoints: [String] = ["tcp://127.0.0.1:5556"],
-        concurrency: Int = ProcessInfo.processInfo.activeProcessorCount,
+        concurrency: Int? = nil,
         capacity: Int = 16,
         heartbeatInterval: Duration = .milliseconds(2500),
         liveness: Int = 3,

@@ -39,7 +39,7 @@ public struct WorkerService: Service {
     public func run() async throws {
         let backends = configuration.backendEndpoints
         guard !backends.isEmpty else { throw WorkerConfigurationError("no gateway backend endpoint to connect to") }
-        let threadsPerGateway = max(1, configuration.concurrency)
+        let threadsPerGateway = max(1, configuration.concurrency ?? handler.defaultConcurrency)
         let stop = WakeupSignal()
         let processor = RequestProcessor(
             handler: handler, middleware: Self.observers(of: handler, logger: logger) + middleware,
@@ -48,7 +48,7 @@ public struct WorkerService: Service {
             "worker starting",
             metadata: [
                 "service": "\(handler.serviceName)", "backend": "\(backends.joined(separator: ","))",
-                "concurrency": .stringConvertible(configuration.concurrency),
+                "concurrency": .stringConvertible(threadsPerGateway),
             ])
         let registrations = RegistrationCount(
             service: handler.serviceName, threads: threadsPerGateway, backends: backends, readiness: readiness, logger: logger)
