@@ -143,9 +143,9 @@ extension ServiceHandler {
     /// one write at a time (SQLite), which gets one. There a second thread's changes only take
     /// turns with the first's for the write lock, and each thread's batch costs a transaction and
     /// a sync of its own: one thread takes the process's requests at once (up to `capacity`) and
-    /// commits them together, which made keyed writes a quarter to a half faster at a third less
-    /// CPU each (docs/performance.md, December 2, 2026). Reads then share that thread too; a
-    /// read-heavy deployment sets `--concurrency`.
+    /// commits them together, which took a sixth to a quarter off the CPU of a keyed write
+    /// (docs/performance.md, December 2, 2026). Reads then share that thread too; a read-heavy
+    /// deployment sets `--concurrency`.
     public var defaultConcurrency: Int {
         if let store = sharedTransactionStore, store.engine.writesOneAtATime { return 1 }
         return ProcessInfo.processInfo.activeProcessorCount
