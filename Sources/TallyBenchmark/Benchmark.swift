@@ -122,18 +122,20 @@ struct Benchmark: AsyncParsableCommand {
                 stack = local
                 try await local.startGateway()
                 var started = [try local.startWorker("calc", concurrency: concurrency)]
+                var notifier: TallyProcess?
                 if writes {
                     // As tally up starts them: the service's default, or TALLY_WORKER_CONCURRENCY's.
                     started.append(try local.startWorker("shopping", concurrency: nil))
                     started.append(try local.startWorker("accounts", concurrency: nil))
-                    // For the event → alert row; its catch-up is not what is measured, so rare.
-                    try await local.startNotifier(catchUpMs: 5000)
+                    // For the event → alert row; its catch-up is not what is measured, so rare. It
+                    // handles every write's events too, so its CPU is the writes' as well.
+                    notifier = try await local.startNotifier(catchUpMs: 5000)
                 }
                 for process in started { try await process.waitUntilReady() }
                 target = Target(
                     endpoint: local.frontend, description: "gateway + calc worker (\(concurrency) MDP workers)",
-                    pids: [local.gateway.pid] + started.map(\.pid))
-                table.processNames = ["tally-bench", "gateway"] + started.map { "\($0.name) worker" }
+                    pids: [local.gateway.pid] + started.map(\.pid) + (notifier.map { [$0.pid] } ?? []))
+                table.processNames = ["tally-bench", "gateway"] + started.map { "\($0.name) worker" } + (notifier.map { _ in ["notifier"] } ?? [])
                 table.memory = [("gateway", local.gateway.pid), ("calc worker", started[0].pid)].map { name, pid in
                     (name, ProcessCPU.residentBytes(pid), nil)
                 }
