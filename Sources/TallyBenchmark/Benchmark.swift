@@ -135,7 +135,7 @@ struct Benchmark: AsyncParsableCommand {
                 target = Target(
                     endpoint: local.frontend, description: "gateway + calc worker (\(concurrency) MDP workers)",
                     pids: [local.gateway.pid] + started.map(\.pid) + (notifier.map { [$0.pid] } ?? []))
-                table.processNames = ["tally-bench", "gateway"] + started.map { "\($0.name) worker" } + (notifier.map { _ in ["notifier"] } ?? [])
+                table.processNames = ["tally-bench", "gateway"] + started.map { "\($0.name) worker" } + (notifier == nil ? [] : ["notifier"])
                 table.memory = [("gateway", local.gateway.pid), ("calc worker", started[0].pid)].map { name, pid in
                     (name, ProcessCPU.residentBytes(pid), nil)
                 }
