@@ -12,8 +12,9 @@ import Testing
 ///   identity, currency), registered with both gateways, publishing events to the notifier;
 /// - this test process (on the bridge's address): the clients, which list both gateways.
 ///
-/// Under keyed load the gateway the clients use is killed: every acknowledged write is applied
-/// exactly once, every dearer purchase gives exactly one alert, and no call outlives its budget.
+/// Under keyed load the gateway the clients use is frozen, then killed: every acknowledged write is
+/// applied exactly once, every dearer purchase gives exactly one alert, and no call outlives its
+/// budget.
 @Suite(
     .enabled(if: VirtualHosts.whyUnavailable == nil, Comment(rawValue: VirtualHosts.whyUnavailable ?? "")),
     .enabled(if: PostgresCluster.isInstalled, Comment(rawValue: PostgresCluster.whyUnavailable ?? "")))
@@ -123,10 +124,16 @@ struct MultiHostTests {
                 group.addTask {
                     var calls: [Call] = []
                     for index in 0..<perWriter {
-                        if writer == 0 && index == killAt { await doomed.kill9() }
+                        // Frozen first, so that this writer's next call is certain to be sent to
+                        // it and wait out its timeout (a kill alone may find no call in flight,
+                        // and a call sent after it is refused and fails over at once); killed
+                        // once that call has failed over, with whatever it still holds.
+                        let freezing = writer == 0 && index == killAt
+                        if freezing { doomed.signal(SIGSTOP) }
                         calls.append(await call(
                             "accounts.create", ["name": .string("w\(writer)-\(index)"), "starting_balance": "1.00", "currency": "EUR"],
                             key: "account-\(writer)-\(index)"))
+                        if freezing { await doomed.kill9() }
                     }
                     return calls
                 }
@@ -152,7 +159,8 @@ struct MultiHostTests {
             #expect(call.reply?.isOK == true, "\(call.key): \(call.reply.map { "\($0)" } ?? call.failure ?? "")")
             #expect(call.elapsed <= budget, "\(call.key) took \(call.elapsed), more than \(budget)")
         }
-        #expect(calls.contains { $0.elapsed >= timeout }, "some call waited out the killed gateway and failed over")
+        let frozen = try #require(calls.first { $0.key == "account-0-\(killAt)" })
+        #expect(frozen.elapsed >= timeout, "the call sent to the frozen gateway waited it out and failed over: \(frozen.elapsed)")
 
         // Every write stored once, as acknowledged; a resend gets the stored answer.
         var stored: [String: [JSONValue]] = [:]
