@@ -132,10 +132,12 @@ struct Benchmark: AsyncParsableCommand {
                     notifier = try await local.startNotifier(catchUpMs: 5000)
                 }
                 for process in started { try await process.waitUntilReady() }
+                // The processes whose CPU the rows charge after the gateway's, each with its name.
+                let measured = started.map { (name: "\($0.name) worker", pid: $0.pid) } + (notifier.map { [(name: "notifier", pid: $0.pid)] } ?? [])
                 target = Target(
                     endpoint: local.frontend, description: "gateway + calc worker (\(concurrency) MDP workers)",
-                    pids: [local.gateway.pid] + started.map(\.pid) + (notifier.map { [$0.pid] } ?? []))
-                table.processNames = ["tally-bench", "gateway"] + started.map { "\($0.name) worker" } + (notifier == nil ? [] : ["notifier"])
+                    pids: [local.gateway.pid] + measured.map(\.pid))
+                table.processNames = ["tally-bench", "gateway"] + measured.map(\.name)
                 table.memory = [("gateway", local.gateway.pid), ("calc worker", started[0].pid)].map { name, pid in
                     (name, ProcessCPU.residentBytes(pid), nil)
                 }
