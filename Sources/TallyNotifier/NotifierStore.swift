@@ -3,8 +3,8 @@ import TallyClient
 import TallyProtocol
 import TallyStorage
 
-/// The notifier's data (`notifier.sqlite` by default): which events have been handled, how far
-/// each source has been handled without a hole, and every alert. One event is handled in ONE
+/// The notifier's data (`notifier.sqlite` by default): how far each source has been handled
+/// without a hole, which events past a hole have been handled, and every alert. One event is handled in ONE
 /// transaction — recorded as handled, its source's progress advanced, its alerts numbered and
 /// inserted — so a notifier that dies at any point either did all of it or none of it, and a
 /// restart never alerts twice.
@@ -18,14 +18,6 @@ import TallyStorage
 /// Why the engine and not a `ServiceStore`: the notifier records no domain events of its own and
 /// takes no keyed changes; what it stores per event is its own exactly-once bookkeeping.
 public final class NotifierStore: Sendable {
-    /// How long after handling an event its id is kept, once its source's watermark has passed
-    /// it. Ids above the watermark are kept whatever their age: the watermark walks over them.
-    /// Below it, an id only serves to drop a copy of its event that arrives late, and copies come
-    /// within seconds (a live publish racing the catch-up that fetched the same event, the SUB
-    /// socket's queue), so a week is ample; a copy later than that would be handled again.
-    /// Without this the table would keep one row per event forever.
-    public static let handledEventRetention: Duration = .seconds(7 * 24 * 3600)
-
     public let engine: any StorageEngine
     private let rules: [any AlertRule]
 
@@ -48,7 +40,8 @@ public final class NotifierStore: Sendable {
         case otherEpoch
     }
 
-    /// Handles `event` exactly once: a second call with the same event id is a `duplicate`.
+    /// Handles `event` exactly once: a second call with the same event (its id, or its sequence at
+    /// or below the watermark in its epoch) is a `duplicate`.
     public func handle(_ event: CloudEvent) throws -> Outcome {
         try handle([event])[0].get()
     }
@@ -65,18 +58,16 @@ public final class NotifierStore: Sendable {
         do {
             return try engine.write { session in
                 let now = Timestamp.now()
-                let results = zip(events, drafts).map { event, drafts -> Result<Outcome, any Error> in
+                return zip(events, drafts).map { event, drafts -> Result<Outcome, any Error> in
                     do {
                         return .success(try session.savepoint { try handle(event, drafts, at: now, session) })
                     } catch is OtherEpoch {
-                        // Its savepoint undid the record of its id.
+                        // Nothing of it was stored.
                         return .success(.otherEpoch)
                     } catch {
                         return .failure(error)
                     }
                 }
-                try forgetHandledEvents(before: now - Self.handledEventRetention.components.seconds * 1000, session)
-                return results
             }
         } catch {
             return events.map { _ in .failure(error) }
@@ -84,71 +75,75 @@ public final class NotifierStore: Sendable {
     }
 
     private func handle(_ event: CloudEvent, _ drafts: [AlertDraft], at now: Int64, _ session: any SQLSession) throws -> Outcome {
-        let source = event.service
-        // Recording the id first is the duplicate check: a conflict means it was handled. If
-        // another notifier on the same database is handling it, the insert waits for its commit;
-        // under PostgreSQL's SERIALIZABLE that ends in a serialization failure (not a unique
-        // violation), the engine runs the transaction again, and the retry finds the row.
-        let recorded = try session.execute("""
-            INSERT INTO handled_event (event_id, source, sequence, type, handled_at_ms)
-            VALUES (\(event.id), \(source), \(event.sequence), \(event.type), \(timestamp: now))
-            ON CONFLICT (event_id) DO NOTHING
-            """)
-        guard recorded == 1 else { return .duplicate }
-        try advanceWatermark(of: source, seen: event.sequence, epoch: event.epoch, session)
+        guard try record(event, at: now, session) else { return .duplicate }
         return .handled(try store(drafts, of: event, at: now, session))
     }
 
-    /// Moves `source`'s watermark over every sequence now handled without a hole.
+    /// Records `event` as handled in its source's progress; false if it was handled before.
     ///
-    /// In one statement when the event is the next after the watermark and none above it has been
-    /// seen, as live events come: the watermark moves onto it, and with nothing seen beyond it
-    /// (every handled event has moved `last_seen_sequence` to at least its own sequence) there is
-    /// nothing further to walk over. Otherwise it walks over the handled events above it.
+    /// Within one epoch a source's sequence names one event, so an event at or below the
+    /// watermark is a duplicate by its sequence alone, and only events past a hole are kept by id
+    /// (`handled_event`), for the watermark to walk over once the hole fills; it deletes them as
+    /// it passes. The live case (the next event after the watermark, nothing seen beyond it) is
+    /// one statement that stores nothing else.
     ///
-    /// An event with an `epoch` moves only a row counting in that epoch; the row of a source whose
-    /// progress counts in another throws `OtherEpoch` (a source's first event sets it).
-    private func advanceWatermark(of source: String, seen sequence: Int64, epoch: String?, _ session: any SQLSession) throws {
-        let sameEpoch: SQL = epoch.map { epoch -> SQL in "AND epoch = \(epoch)" } ?? ""
-        // Writing the row first holds its lock for the rest of the transaction, so notifiers
-        // sharing a database move one source's watermark one at a time.
-        func update() throws -> SQLRow? {
-            try session.fetchOne("""
-                UPDATE source_progress SET
-                    last_sequence = CASE WHEN last_sequence = \(sequence - 1) THEN \(sequence) ELSE last_sequence END,
-                    last_seen_sequence = CASE WHEN last_seen_sequence < \(sequence) THEN \(sequence) ELSE last_seen_sequence END
-                WHERE source = \(source) \(sameEpoch) RETURNING last_sequence, last_seen_sequence
-                """)
-        }
-        var progress = try update()
-        if progress == nil {
+    /// Writing the progress row first holds its lock for the rest of the transaction, so
+    /// notifiers sharing a database handle one source's events one at a time; under PostgreSQL's
+    /// SERIALIZABLE the second of two handling the same event fails to serialize, the engine runs
+    /// the transaction again, and the retry finds it at or below the watermark.
+    ///
+    /// An event with an `epoch` counts only in a row counting in that epoch; the row of a source
+    /// whose progress counts in another throws `OtherEpoch` (a source's first event sets it).
+    private func record(_ event: CloudEvent, at now: Int64, _ session: any SQLSession) throws -> Bool {
+        let source = event.service
+        let sequence = event.sequence
+        let sameEpoch: SQL = event.epoch.map { epoch -> SQL in "AND epoch = \(epoch)" } ?? ""
+        let movedOnto = try session.execute("""
+            UPDATE source_progress SET last_sequence = \(sequence), last_seen_sequence = \(sequence)
+            WHERE source = \(source) \(sameEpoch) AND last_sequence = \(sequence - 1) AND last_seen_sequence < \(sequence)
+            """)
+        if movedOnto == 1 { return true }
+
+        guard let progress = try session.fetchOne("""
+            UPDATE source_progress SET source = source WHERE source = \(source) \(sameEpoch) RETURNING last_sequence
+            """)
+        else {
             // The source's first event here, or progress in another epoch.
             let inserted = try session.execute(
-                "INSERT INTO source_progress (source, epoch) VALUES (\(source), \(epoch)) ON CONFLICT (source) DO NOTHING")
+                "INSERT INTO source_progress (source, epoch) VALUES (\(source), \(event.epoch)) ON CONFLICT (source) DO NOTHING")
             guard inserted == 1 else { throw OtherEpoch() }
-            progress = try update()
+            return try record(event, at: now, session)
         }
-        guard let progress else {
-            throw StorageFailure(location: engine.location, detail: "the source_progress row of \(source) is missing")
+        let watermark: Int64 = try progress["last_sequence"]
+        guard sequence > watermark else { return false }
+        guard sequence == watermark + 1 else {
+            // Past a hole: kept by id until the watermark walks over it.
+            let recorded = try session.execute("""
+                INSERT INTO handled_event (event_id, source, sequence, type, handled_at_ms)
+                VALUES (\(event.id), \(source), \(sequence), \(event.type), \(timestamp: now))
+                ON CONFLICT (event_id) DO NOTHING
+                """)
+            guard recorded == 1 else { return false }
+            try session.execute("""
+                UPDATE source_progress SET last_seen_sequence = \(sequence)
+                WHERE source = \(source) AND last_seen_sequence < \(sequence)
+                """)
+            return true
         }
-        let moved: Int64 = try progress["last_sequence"]
-        guard moved < (try progress["last_seen_sequence"] as Int64) else { return }
-        var watermark = moved
-        while try session.exists("SELECT 1 FROM handled_event WHERE source = \(source) AND sequence = \(watermark + 1)") {
-            watermark += 1
+        // The next event, with events past a hole seen: walk over those handled.
+        var moved = sequence
+        while try session.exists("SELECT 1 FROM handled_event WHERE source = \(source) AND sequence = \(moved + 1)") {
+            moved += 1
         }
-        if watermark != moved {
-            try session.execute("UPDATE source_progress SET last_sequence = \(watermark) WHERE source = \(source)")
-        }
-    }
-
-    /// Deletes the ids of events handled before `cutoff` that their source's watermark has passed
-    /// (see `handledEventRetention`).
-    private func forgetHandledEvents(before cutoff: Int64, _ session: any SQLSession) throws {
         try session.execute("""
-            DELETE FROM handled_event WHERE handled_at_ms < \(timestamp: cutoff)
-                AND sequence <= (SELECT p.last_sequence FROM source_progress p WHERE p.source = handled_event.source)
+            UPDATE source_progress SET last_sequence = \(moved),
+                last_seen_sequence = CASE WHEN last_seen_sequence < \(moved) THEN \(moved) ELSE last_seen_sequence END
+            WHERE source = \(source)
             """)
+        if moved > sequence {
+            try session.execute("DELETE FROM handled_event WHERE source = \(source) AND sequence <= \(moved)")
+        }
+        return true
     }
 
     /// Numbers and stores the alerts of `event`.
@@ -250,11 +245,6 @@ public final class NotifierStore: Sendable {
     /// Every source the notifier has handled or heard of an event of.
     public func knownSources() throws -> [String] {
         try engine.read { session in try session.fetchValues("SELECT source FROM source_progress ORDER BY source", as: String.self) }
-    }
-
-    /// Whether an event id has been handled (and not yet forgotten, see `handledEventRetention`).
-    public func hasHandled(eventID: String) throws -> Bool {
-        try engine.read { session in try session.exists("SELECT 1 FROM handled_event WHERE event_id = \(eventID)") }
     }
 
     /// The highest alert sequence given out (0: none).

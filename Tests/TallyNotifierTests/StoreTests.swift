@@ -60,7 +60,6 @@ import Testing
         }
         let broken = try makeStore(rules: [Broken()])
         #expect(throws: (any Error).self) { try broken.handle(priceEvent(sequence: 1)) }
-        #expect(try broken.hasHandled(eventID: "evt-1") == false)
         #expect(try broken.watermark(of: "shopping") == 0)
         #expect(try broken.alerts(after: 0, limit: 10).alerts.isEmpty)
 
@@ -73,7 +72,8 @@ import Testing
             return
         }
         #expect(alerts.map(\.sequence) == [1])
-        #expect(try working.hasHandled(eventID: "evt-1"))
+        #expect(try working.watermark(of: "shopping") == 1)
+        #expect(try working.handle(priceEvent(sequence: 1)) == .duplicate)
     }
 
     /// Events handled together share a transaction, but one whose alert cannot be stored is
@@ -89,7 +89,7 @@ import Testing
         #expect((try? results[1].get()) == nil, "bo's alert cannot be stored")
         #expect(Self.alertSequences(results[2]) == [2])
         #expect((try? results[3].get()) == .duplicate, "the same event later in the batch")
-        #expect(try store.hasHandled(eventID: "evt-2") == false)
+        #expect(try Self.keptIDs(store) == ["evt-3"], "3 is past the hole where 2 failed; nothing of 2 is kept")
         #expect(try store.watermark(of: "shopping") == 1, "the hole where 2 failed stays until it is handled")
         #expect(try store.alerts(after: 0, limit: 10).alerts.map(\.eventID) == ["evt-1", "evt-3"])
     }
@@ -161,31 +161,57 @@ import Testing
         #expect(try store.alerts(after: 0, limit: 10).alerts.map(\.sequence) == [1, 2, 4])
     }
 
-    /// Handled event ids are kept while the watermark needs them (above it) and for the retention
-    /// below it, so a late copy is still dropped; older ones below the watermark are deleted.
-    @Test func handledEventsBelowTheWatermarkAreForgottenAfterTheRetention() throws {
-        let store = try makeStore()
-        for sequence: Int64 in [1, 2, 3, 5] { _ = try store.handle(priceEvent(sequence: sequence)) }
-        #expect(try store.watermark(of: "shopping") == 3, "4 is missing")
-        let retention = NotifierStore.handledEventRetention.components.seconds * 1000
-        let now = Timestamp.now()
-        try store.engine.write { session in
-            // 1 and 5 were handled longer ago than the retention; 2 just within it.
-            for (id, age) in [("evt-1", retention + 60_000), ("evt-5", retention + 60_000), ("evt-2", retention - 60_000)] {
-                try session.execute("UPDATE handled_event SET handled_at_ms = \(timestamp: now - age) WHERE event_id = \(id)")
-            }
+    /// The ids the store keeps: those of events handled past a hole, in sequence order.
+    static func keptIDs(_ store: NotifierStore) throws -> [String] {
+        try store.engine.read { session in
+            try session.fetchValues("SELECT event_id FROM handled_event ORDER BY source, sequence", as: String.self)
         }
+    }
 
+    /// Events handled in order keep no row: their sequence at or below the watermark makes a copy
+    /// a duplicate. Events past a hole are kept by id until the watermark walks over them, and
+    /// then deleted; a late copy of any of them is a duplicate before and after.
+    @Test func onlyEventsPastAHoleAreKeptByID() throws {
+        let store = try makeStore()
+        for sequence: Int64 in [1, 2, 3] { _ = try store.handle(priceEvent(sequence: sequence)) }
+        #expect(try Self.keptIDs(store).isEmpty)
+        _ = try store.handle(priceEvent(sequence: 5))
         _ = try store.handle(priceEvent(sequence: 6))
-        #expect(try store.hasHandled(eventID: "evt-1") == false, "below the watermark and past the retention")
-        #expect(try store.hasHandled(eventID: "evt-5"), "above the watermark: kept whatever its age")
-        #expect(try store.hasHandled(eventID: "evt-2"))
-        #expect(try store.handle(priceEvent(sequence: 2)) == .duplicate, "a late copy within the retention is dropped")
-        #expect(try store.handle(priceEvent(sequence: 5)) == .duplicate)
+        #expect(try store.watermark(of: "shopping") == 3, "4 is missing")
+        #expect(try Self.keptIDs(store) == ["evt-5", "evt-6"])
+        #expect(try store.handle(priceEvent(sequence: 2)) == .duplicate, "at or below the watermark")
+        #expect(try store.handle(priceEvent(sequence: 5)) == .duplicate, "past the hole, by its id")
 
-        // The hole filled, the watermark walks over the old 5 it kept.
+        // The hole filled, the watermark walks over 5 and 6 and forgets them.
         _ = try store.handle(priceEvent(sequence: 4))
         #expect(try store.watermark(of: "shopping") == 6)
-        #expect(try store.alerts(after: 0, limit: 10).alerts.map(\.eventID) == ["evt-1", "evt-2", "evt-3", "evt-5", "evt-6", "evt-4"])
+        #expect(try Self.keptIDs(store).isEmpty)
+        #expect(try store.handle(priceEvent(sequence: 5)) == .duplicate, "now below the watermark")
+        #expect(try store.handle(priceEvent(sequence: 7)) != .duplicate, "the next one, live")
+        #expect(try store.status().sources.map(\.newestKnown) == [7])
+        #expect(try store.alerts(after: 0, limit: 10).alerts.map(\.eventID) == ["evt-1", "evt-2", "evt-3", "evt-5", "evt-6", "evt-4", "evt-7"])
+    }
+
+    /// A database from before only events past a hole were kept loses the ids below the
+    /// watermark on upgrade, and keeps those past a hole.
+    @Test func anUpgradeForgetsTheIDsBelowTheWatermark() throws {
+        let engine = try makeEngine()
+        let upgrade = NotifierSchema.migrations.firstIndex { $0.id == "notifier-handled-past-holes-only" }!
+        try engine.migrate(Array(NotifierSchema.migrations.prefix(upgrade)))
+        try engine.write { session in
+            try session.execute("INSERT INTO source_progress (source, last_sequence, last_seen_sequence) VALUES ('shopping', 2, 4)")
+            for sequence in [1, 2, 4] {
+                try session.execute("""
+                    INSERT INTO handled_event (event_id, source, sequence, type, handled_at_ms)
+                    VALUES (\("evt-\(sequence)"), 'shopping', \(sequence), 'shopping.price_changed', \(timestamp: Timestamp.now()))
+                    """)
+            }
+        }
+        let store = try NotifierStore(engine: engine)
+        #expect(try Self.keptIDs(store) == ["evt-4"])
+        #expect(try store.handle(priceEvent(sequence: 1)) == .duplicate)
+        #expect(try store.handle(priceEvent(sequence: 4)) == .duplicate)
+        _ = try store.handle(priceEvent(sequence: 3))
+        #expect(try store.watermark(of: "shopping") == 4)
     }
 }

@@ -20,8 +20,8 @@ import Tracing
 /// (`NotifierStore.switchEpoch`) and the catch-up fetches the rest, so events made after the
 /// restore are handled once, though their numbers were handled before in the other history.
 ///
-/// Why it cannot alert twice: handling is keyed by event id in that same transaction (an id is kept
-/// until the watermark passes it and for a week after its handling, `NotifierStore.handledEventRetention`).
+/// Why it cannot alert twice: in that same transaction an event at or below its source's watermark
+/// (in its epoch) is a duplicate, and one past a hole is kept by id until the watermark passes it.
 ///
 /// Several notifiers on one database: each receives every event, one of them stores it (the
 /// others find it a duplicate), and each publishes every alert to its own subscribers once, in

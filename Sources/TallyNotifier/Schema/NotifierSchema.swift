@@ -5,7 +5,8 @@ import TallyStorage
 enum NotifierSchema {
     static let migrations: [Migration] = [
         Migration("notifier-v1") { session in
-            // Every event handled, by id: what de-duplicates a re-sent or caught-up event.
+            // Every event handled, by id: what de-duplicated a re-sent or caught-up event. Since
+            // notifier-handled-past-holes-only, only those past a hole in their source's sequence.
             try session.create(TableSchema(
                 "handled_event",
                 columns: [
@@ -62,7 +63,7 @@ enum NotifierSchema {
             }
             try session.execute("INSERT INTO alert_counter (id, last_sequence) VALUES (1, \(last))")
         },
-        // Old handled events are deleted by age (NotifierStore.handledEventRetention).
+        // Old handled events were deleted by age, until notifier-handled-past-holes-only.
         Migration("notifier-handled-event-age") { session in
             try session.createIndex("handled_event_handled_at", on: "handled_event", columns: ["handled_at_ms"])
         },
@@ -74,6 +75,16 @@ enum NotifierSchema {
         // The trace of the request whose event caused an alert (Alert.traceID), null when it was not traced.
         Migration("notifier-alert-trace-id") { session in
             try session.execute("ALTER TABLE alert ADD COLUMN trace_id TEXT")
+        },
+        // Since this step an event is a duplicate by its sequence once the watermark has passed it,
+        // so only events past a hole are kept by id, until the watermark walks over them
+        // (NotifierStore.record); what is kept below the watermark and the age index go.
+        Migration("notifier-handled-past-holes-only") { session in
+            try session.execute("DROP INDEX handled_event_handled_at")
+            try session.execute("""
+                DELETE FROM handled_event
+                WHERE sequence <= (SELECT p.last_sequence FROM source_progress p WHERE p.source = handled_event.source)
+                """)
         },
     ]
 }
