@@ -4,10 +4,10 @@ import TallyProtocol
 import TallyStorage
 
 /// The notifier's data (`notifier.sqlite` by default): how far each source has been handled
-/// without a hole, which events past a hole have been handled, and every alert. One event is handled in ONE
-/// transaction — recorded as handled, its source's progress advanced, its alerts numbered and
-/// inserted — so a notifier that dies at any point either did all of it or none of it, and a
-/// restart never alerts twice.
+/// without a hole, which events past a hole have been handled, and every alert. One event is
+/// handled in ONE transaction — recorded as handled, its source's progress advanced, its alerts
+/// numbered and inserted — so a notifier that dies at any point either did all of it or none of
+/// it, and a restart never alerts twice.
 ///
 /// Alerts are numbered from the one row of `alert_counter`, taken with `UPDATE ... RETURNING` in
 /// that transaction (as a service's outbox numbers its events): the row stays locked until the
