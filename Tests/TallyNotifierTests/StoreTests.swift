@@ -196,7 +196,7 @@ import Testing
     /// watermark on upgrade, and keeps those past a hole.
     @Test func anUpgradeForgetsTheIDsBelowTheWatermark() throws {
         let engine = try makeEngine()
-        let upgrade = NotifierSchema.migrations.firstIndex { $0.id == "notifier-handled-past-holes-only" }!
+        let upgrade = try #require(NotifierSchema.migrations.firstIndex { $0.id == "notifier-handled-past-holes-only" })
         try engine.migrate(Array(NotifierSchema.migrations.prefix(upgrade)))
         try engine.write { session in
             try session.execute("INSERT INTO source_progress (source, last_sequence, last_seen_sequence) VALUES ('shopping', 2, 4)")
