@@ -7,6 +7,13 @@ extension Arguments {
     /// `what` (what the field holds) in the message.
     public func optionalText(_ key: String, longest: Int, what: String) throws(TallyError) -> String? {
         guard let raw = try optionalString(key) else { return nil }
+        if let text = Self.printableASCII(raw) {
+            guard !text.isEmpty else { throw .invalidArgument("\(key) must not be blank (\(what))", field: field(key)) }
+            guard text.utf8.count <= longest else {
+                throw .invalidArgument("\(key) must be at most \(longest) characters; this one has \(text.utf8.count)", field: field(key))
+            }
+            return text
+        }
         let text = raw.trimmingCharacters(in: .whitespacesAndNewlines)
         let field = field(key)
         guard !text.isEmpty else { throw .invalidArgument("\(key) must not be blank (\(what))", field: field) }
@@ -26,5 +33,20 @@ extension Arguments {
             throw .invalidArgument("\(key) is required (\(what))", field: field(key))
         }
         return text
+    }
+
+    /// `raw` trimmed of spaces at either end when every byte of it is printable ASCII (a space
+    /// up to `~`), else nil. For such text the general rule's answer is known without Foundation's
+    /// trimming or Unicode's tables: the only whitespace is the space, there is no control
+    /// character, and every byte is one character. Most names and labels are like this, and the
+    /// general path was 6 % of a writing worker's time (`perf`, December 2).
+    static func printableASCII(_ raw: String) -> String? {
+        let bytes = raw.utf8
+        guard bytes.allSatisfy({ $0 >= 0x20 && $0 <= 0x7E }) else { return nil }
+        guard let first = bytes.firstIndex(where: { $0 != 0x20 }), let last = bytes.lastIndex(where: { $0 != 0x20 }) else {
+            return ""
+        }
+        if first == bytes.startIndex && last == bytes.index(before: bytes.endIndex) { return raw }
+        return String(raw[first...last])
     }
 }

@@ -54,4 +54,43 @@ import Testing
         #expect(!catalog.isSafeToRetry(command: "unknown.thing", idempotencyKey: nil), "a command nobody declared is a change")
         #expect(catalog.workerServices == ["calc", "ledger"])
     }
+
+    /// Text a person typed, read by `text`: the printable-ASCII shortcut and the general rule
+    /// (Foundation's trimming, characters counted as people see them, Unicode's control
+    /// category) give the same text or the same error for every input.
+    @Test func textReadsAlikeOnEitherPath() throws {
+        let inputs = [
+            "Milk", "  Milk  ", " a b ", "", " ", "     ", String(repeating: "x", count: 8), String(repeating: "x", count: 9),
+            " \(String(repeating: "y", count: 8)) ", "tab\there", "line\nbreak", "\r\n", "\u{7F}", "del\u{7F}",
+            "Crème brûlée", "  Crème ", "🇫🇷🇫🇷🇫🇷🇫🇷🇫🇷🇫🇷🇫🇷🇫🇷🇫🇷", "\u{A0}nbsp\u{A0}", "~!@#$%^&*()_+{}|:\"<>?",
+        ]
+        for input in inputs {
+            let args = try Arguments(["name": .string(input)])
+            let read = Result { () throws(TallyError) in try args.text("name", longest: 8, what: "a name") }
+            let general = Self.generalText(input, longest: 8)
+            switch (read, general) {
+            case (.success(let text), .success(let expected)):
+                #expect(text == expected, "\(input.debugDescription)")
+            case (.failure(let error), .failure(let expected)):
+                #expect(error.message.hasPrefix(expected.message), "\(input.debugDescription): \(error.message)")
+                #expect(error.field == "args.name")
+            default:
+                Issue.record("\(input.debugDescription): read \(read), the general rule \(general)")
+            }
+        }
+        #expect(Arguments.printableASCII("  Milk  ") == "Milk")
+        #expect(Arguments.printableASCII("Crème") == nil, "not ASCII: the general rule reads it")
+        #expect(Arguments.printableASCII("a\tb") == nil, "a control character: the general rule refuses it")
+    }
+
+    /// The rule `text` documents, written the general way: the text, or how its error begins.
+    private static func generalText(_ raw: String, longest: Int) -> Result<String, TallyError> {
+        let text = raw.trimmingCharacters(in: .whitespacesAndNewlines)
+        if text.isEmpty { return .failure(.invalidArgument("name must not be blank")) }
+        if text.count > longest { return .failure(.invalidArgument("name must be at most \(longest) characters; this one has \(text.count)")) }
+        if text.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
+            return .failure(.invalidArgument("name must not contain control characters"))
+        }
+        return .success(text)
+    }
 }
