@@ -7,21 +7,24 @@ extension Arguments {
     /// `what` (what the field holds) in the message.
     public func optionalText(_ key: String, longest: Int, what: String) throws(TallyError) -> String? {
         guard let raw = try optionalString(key) else { return nil }
-        if let text = Self.printableASCII(raw) {
-            guard !text.isEmpty else { throw .invalidArgument("\(key) must not be blank (\(what))", field: field(key)) }
-            guard text.utf8.count <= longest else {
-                throw .invalidArgument("\(key) must be at most \(longest) characters; this one has \(text.utf8.count)", field: field(key))
-            }
-            return text
+        // Either path yields the trimmed text and its character count; the checks below are the
+        // same for both, so the messages are written once.
+        let text: String
+        let characters: Int
+        let mayHoldControls: Bool
+        if let ascii = Self.printableASCII(raw) {
+            (text, characters, mayHoldControls) = (ascii, ascii.utf8.count, false)
+        } else {
+            text = raw.trimmingCharacters(in: .whitespacesAndNewlines)
+            (characters, mayHoldControls) = (text.count, true)
         }
-        let text = raw.trimmingCharacters(in: .whitespacesAndNewlines)
         let field = field(key)
         guard !text.isEmpty else { throw .invalidArgument("\(key) must not be blank (\(what))", field: field) }
         // The byte bound keeps storage bounded whatever the characters, far above any real ones.
-        guard text.count <= longest, text.utf8.count <= longest * 16 else {
-            throw .invalidArgument("\(key) must be at most \(longest) characters; this one has \(text.count)", field: field)
+        guard characters <= longest, text.utf8.count <= longest * 16 else {
+            throw .invalidArgument("\(key) must be at most \(longest) characters; this one has \(characters)", field: field)
         }
-        guard !text.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
+        guard !mayHoldControls || !text.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
             throw .invalidArgument("\(key) must not contain control characters such as tabs or line breaks", field: field)
         }
         return text
