@@ -55,9 +55,10 @@ import Testing
         #expect(catalog.workerServices == ["calc", "ledger"])
     }
 
-    /// Text a person typed, read by `text`: the printable-ASCII shortcut and the general rule
-    /// (Foundation's trimming, characters counted as people see them, Unicode's control
-    /// category) give the same text or the same error for every input.
+    /// Text a person typed, read by `TypedText` (under `text` and accounts' names): the
+    /// printable-ASCII shortcut and the general rule (Foundation's trimming, characters counted
+    /// as people see them, Unicode's control category) give the same text, count and controls,
+    /// and `text` the same error, for every input.
     @Test func textReadsAlikeOnEitherPath() throws {
         let inputs = [
             "Milk", "  Milk  ", " a b ", "", " ", "     ", String(repeating: "x", count: 8), String(repeating: "x", count: 9),
@@ -65,6 +66,10 @@ import Testing
             "Crème brûlée", "  Crème ", "🇫🇷🇫🇷🇫🇷🇫🇷🇫🇷🇫🇷🇫🇷🇫🇷🇫🇷", "\u{A0}nbsp\u{A0}", "~!@#$%^&*()_+{}|:\"<>?",
         ]
         for input in inputs {
+            let typed = TypedText(input), trimmed = input.trimmingCharacters(in: .whitespacesAndNewlines)
+            #expect(typed.text == trimmed, "\(input.debugDescription)")
+            #expect(typed.characters == trimmed.count, "\(input.debugDescription)")
+            #expect(typed.hasControls == trimmed.unicodeScalars.contains { $0.properties.generalCategory == .control }, "\(input.debugDescription)")
             let args = try Arguments(["name": .string(input)])
             let read = Result { () throws(TallyError) in try args.text("name", longest: 8, what: "a name") }
             let general = Self.generalText(input, longest: 8)
@@ -78,9 +83,9 @@ import Testing
                 Issue.record("\(input.debugDescription): read \(read), the general rule \(general)")
             }
         }
-        #expect(Arguments.printableASCII("  Milk  ") == "Milk")
-        #expect(Arguments.printableASCII("Crème") == nil, "not ASCII: the general rule reads it")
-        #expect(Arguments.printableASCII("a\tb") == nil, "a control character: the general rule refuses it")
+        #expect(TypedText.printableASCII("  Milk  ") == "Milk")
+        #expect(TypedText.printableASCII("Crème") == nil, "not ASCII: the general rule reads it")
+        #expect(TypedText.printableASCII("a\tb") == nil, "a control character: the general rule refuses it")
     }
 
     /// The rule `text` documents, written the general way: the text, or how its error begins.

@@ -16,16 +16,17 @@ struct AccountName: Equatable {
     /// Returns nil when the name is blank.
     static func read(_ args: Arguments) throws(TallyError) -> AccountName? {
         guard let raw = try args.optionalString("name") else { return nil }
-        let text = raw.trimmingCharacters(in: .whitespacesAndNewlines)
+        let typed = TypedText(raw)
+        let text = typed.text
         guard !text.isEmpty else { return nil }
         let field = args.field("name")
-        guard text.count <= longest else {
-            throw .invalidArgument("name must be at most \(longest) characters; this one has \(text.count)", field: field)
+        guard typed.characters <= longest else {
+            throw .invalidArgument("name must be at most \(longest) characters; this one has \(typed.characters)", field: field)
         }
         guard text.utf8.count <= longestBytes else {
             throw .invalidArgument("name must be at most \(longestBytes) bytes of UTF-8; this one has \(text.utf8.count)", field: field)
         }
-        guard !text.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
+        guard !typed.hasControls else {
             throw .invalidArgument("name must not contain control characters such as tabs or line breaks", field: field)
         }
         return AccountName(text: text, key: text.precomposedStringWithCanonicalMapping.folding(options: .caseInsensitive, locale: nil))
