@@ -5,37 +5,32 @@ import Foundation
 ///
 /// The gateway decodes it without building `args` (it only routes); the worker decodes it once,
 /// args included, and hands the args to the command's handler.
+@dynamicMemberLookup
 public struct Envelope: Sendable {
-    public var id: String?
-    public var command: String
+    /// Every field but `args`: what the gateway reads of a request too. Its fields read and write
+    /// as the envelope's own (`envelope.token`).
+    public var head: EnvelopeHead
     public var args: JSONValue
-    public var deadlineMs: Int?
-    public var idempotencyKey: String?
-    public var token: String?
-    public var locale: String?
-    /// W3C trace context (`TraceParent`): the caller's span, which the request's spans join.
-    public var traceparent: String?
-    /// W3C `tracestate`, vendors' trace data passed along unread.
-    public var tracestate: String?
 
     public init(
         id: String? = nil, command: String, args: JSONValue = .object([:]), deadlineMs: Int? = nil,
         idempotencyKey: String? = nil, token: String? = nil, locale: String? = nil, traceparent: String? = nil,
         tracestate: String? = nil
     ) {
-        self.id = id
-        self.command = command
+        head = EnvelopeHead(
+            id: id, command: command, deadlineMs: deadlineMs, idempotencyKey: idempotencyKey, token: token, locale: locale,
+            traceparent: traceparent, tracestate: tracestate)
         self.args = args
-        self.deadlineMs = deadlineMs
-        self.idempotencyKey = idempotencyKey
-        self.token = token
-        self.locale = locale
-        self.traceparent = traceparent
-        self.tracestate = tracestate
+    }
+
+    @inlinable
+    public subscript<Value>(dynamicMember field: WritableKeyPath<EnvelopeHead, Value>) -> Value {
+        get { head[keyPath: field] }
+        set { head[keyPath: field] = newValue }
     }
 
     /// The service that serves the command: the part before the first dot.
-    public var service: Substring { Envelope.service(of: command) }
+    public var service: Substring { head.service }
 
     public static func service(of command: String) -> Substring {
         command.prefix(while: { $0 != "." })
@@ -51,16 +46,17 @@ extension Envelope: Codable {
 
     /// An envelope from its validated members: the head's fields, and `args` (absent or `null` is `{}`).
     init(fields: EnvelopeFields) throws(TallyError) {
-        let head = try fields.head()
-        id = head.id
-        command = head.command
-        deadlineMs = head.deadlineMs
-        idempotencyKey = head.idempotencyKey
-        token = head.token
-        locale = head.locale
-        traceparent = head.traceparent
-        tracestate = head.tracestate
+        head = try fields.head()
         args = .object(try fields.objectArgs())
+    }
+
+    private enum ArgsKey: String, CodingKey { case args }
+
+    /// The head's members and `args`, in one object.
+    public func encode(to encoder: Encoder) throws {
+        try head.encode(to: encoder)
+        var container = encoder.container(keyedBy: ArgsKey.self)
+        try container.encode(args, forKey: .args)
     }
 
     /// `service.name`, where each part is lower-case ASCII letters, digits and `_`; `mmi.service` qualifies.

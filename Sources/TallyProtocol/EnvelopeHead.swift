@@ -3,14 +3,16 @@ import Foundation
 /// The envelope fields the gateway needs to route, time and answer a request, read without
 /// building `args` (the worker decodes those, once): the args are checked for syntax and type only.
 /// Validation is shared with `Envelope`, so the gateway rejects exactly what a worker would.
-public struct EnvelopeHead: Sendable {
+public struct EnvelopeHead: Encodable, Sendable {
     public var id: String?
     public var command: String
     public var deadlineMs: Int?
     public var idempotencyKey: String?
     public var token: String?
     public var locale: String?
+    /// W3C trace context (`TraceParent`): the caller's span, which the request's spans join.
     public var traceparent: String?
+    /// W3C `tracestate`, vendors' trace data passed along unread.
     public var tracestate: String?
 
     public var service: Substring { Envelope.service(of: command) }

@@ -82,8 +82,8 @@ public final class WALCheckpointer: Service, @unchecked Sendable {
         restart()
         try setAutomaticCheckpoint(pages: 0)
         defer { try? setAutomaticCheckpoint(pages: Self.automaticCheckpointPages) }
-        try await withGracefulShutdownHandler {
-            try await withTaskCancellationHandler {
+        await withGracefulShutdownHandler {
+            await withTaskCancellationHandler {
                 await withCheckedContinuation { (finished: CheckedContinuation<Void, Never>) in
                     let thread = Thread { [self] in
                         loop(database)
