@@ -9,19 +9,13 @@ enum MarketCommand {
     static let longestRange = 92
 
     static func run(_ args: Arguments, _ caller: Caller, _ context: RequestContext, _ store: RosterStore) throws -> MarketResult {
-        try args.allowOnly(["team_id", "from", "to"])
-        let teamID = try args.id("team_id", of: "one of your teams")
-        let now = Timestamp.now()
-        return try store.read { session in
-            let team = try TeamAccess.member(session, teamID: teamID, caller: caller).team
-            let today = team.timeZone.date(at: now)
-            let dates = try args.optionalDateRange(longest: longestRange, defaults: today...today.adding(days: defaultDays - 1))
-            let people = try Member.names(session, teamIDs: [team.id])
+        try TeamPeriodQuery.read(args, caller, store, longest: longestRange, defaults: { $0...$0.adding(days: defaultDays - 1) }) { session, query in
+            let (team, people, now) = (query.team, query.people, query.now)
             let open = try Trade.inTeam(session, teamID: team.id, states: TradeState.open).filter { $0.state(at: now).isOpen }
             func trades(_ state: TradeState) throws -> [TradeResult] {
                 try open.filter { $0.state == state }.map { try $0.result(session, team: team, people: people) }
             }
-            let wanted = try ScheduleReader.occurrences(session, teams: [team], dates: dates)
+            let wanted = try ScheduleReader.occurrences(session, teams: [team], dates: query.dates)
                 .filter { $0.assignee == nil && $0.openTrade == nil && $0.slot.startsAt > now }
             return MarketResult(
                 offered: try trades(.offered), wanted: wanted.map { $0.result(people) }, requested: try trades(.requested),

@@ -7,14 +7,8 @@ enum LeaderboardCommand {
     static let longestRange = 366
 
     static func run(_ args: Arguments, _ caller: Caller, _ context: RequestContext, _ store: RosterStore) throws -> LeaderboardResult {
-        try args.allowOnly(["team_id", "from", "to"])
-        let teamID = try args.id("team_id", of: "one of your teams")
-        let now = Timestamp.now()
-        return try store.read { session in
-            let team = try TeamAccess.member(session, teamID: teamID, caller: caller).team
-            let today = team.timeZone.date(at: now)
-            let dates = try args.optionalDateRange(longest: longestRange, defaults: today.firstOfMonth...today.lastOfMonth)
-            let people = try Member.names(session, teamIDs: [team.id])
+        try TeamPeriodQuery.read(args, caller, store, longest: longestRange, defaults: { $0.firstOfMonth...$0.lastOfMonth }) { session, query in
+            let (team, dates, people) = (query.team, query.dates, query.people)
             var points: [String: Int] = [:]
             var covered: [String: Int] = [:]
             for member in try Member.active(session, teamID: team.id) { points[member.userID] = 0 }
