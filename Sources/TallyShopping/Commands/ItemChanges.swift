@@ -9,7 +9,7 @@ struct ItemTarget {
     var item: ItemRecord
     let currency: Currency
 
-    static func find(_ session: any SQLSession, owner: String, listID: Int64, itemID: Int64) throws -> ItemTarget {
+    fileprivate static func find(_ session: any SQLSession, owner: String, listID: Int64, itemID: Int64) throws -> ItemTarget {
         let list = try ListRecord.find(session, owner: owner, id: listID)
         return ItemTarget(list: list, item: try ItemRecord.find(session, list: list, id: itemID), currency: try list.storedCurrency())
     }
@@ -38,6 +38,20 @@ struct ItemTarget {
 
     func refuseTemplate(_ command: String) throws {
         if list.kind == .template { throw ShoppingErrors.notOnTemplates(list, command: command) }
+    }
+}
+
+extension ShoppingStore {
+    /// The owner's keyed change of one of their items (`ids`, from `ItemTarget.ids`), found in the
+    /// change's own transaction: the one way every item command starts its change.
+    func changeItem(
+        _ context: RequestContext, _ args: Arguments, owner: String, _ ids: (list: Int64, item: Int64),
+        _ body: (inout Change, inout ItemTarget) throws -> ItemChange
+    ) throws -> StoredResult {
+        try change(context, args, owner: owner) { change in
+            var target = try ItemTarget.find(change.session, owner: owner, listID: ids.list, itemID: ids.item)
+            return try body(&change, &target)
+        }
     }
 }
 

@@ -13,8 +13,7 @@ enum MarkPurchasedCommand {
         let ids = try ItemTarget.ids(args)
         let quantity = try Fields.quantity(args, "purchased_quantity")
         let hasPrice = args.has("unit_price")
-        return try store.change(context, args, owner: owner) { change in
-            var target = try ItemTarget.find(change.session, owner: owner, listID: ids.list, itemID: ids.item)
+        return try store.changeItem(context, args, owner: owner, ids) { change, target in
             try target.refuseTemplate("shopping.mark_purchased")
             let original = target.item
             if hasPrice { target.item.unitPrice = try args.amount("unit_price", in: target.currency) }

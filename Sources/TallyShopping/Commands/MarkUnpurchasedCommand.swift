@@ -9,8 +9,7 @@ enum MarkUnpurchasedCommand {
         let owner = caller.userID
         try args.allowOnly(["list_id", "item_id"])
         let ids = try ItemTarget.ids(args)
-        return try store.change(context, args, owner: owner) { change in
-            var target = try ItemTarget.find(change.session, owner: owner, listID: ids.list, itemID: ids.item)
+        return try store.changeItem(context, args, owner: owner, ids) { change, target in
             try target.refuseTemplate("shopping.mark_unpurchased")
             let original = target.item
             target.item.purchased = false

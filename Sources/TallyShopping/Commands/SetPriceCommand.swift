@@ -10,8 +10,7 @@ enum SetPriceCommand {
         try args.allowOnly(["list_id", "item_id", "unit_price"])
         let ids = try ItemTarget.ids(args)
         _ = try args.decimalText("unit_price", example: "\"1.29\"")
-        return try store.change(context, args, owner: owner) { change in
-            var target = try ItemTarget.find(change.session, owner: owner, listID: ids.list, itemID: ids.item)
+        return try store.changeItem(context, args, owner: owner, ids) { change, target in
             try target.refuseTemplate("shopping.set_price")
             let original = target.item
             target.item.unitPrice = try args.amount("unit_price", in: target.currency)

@@ -20,8 +20,7 @@ enum UpdateItemCommand {
         let planned = try Fields.quantity(args, "planned_quantity")
         let purchased = try Fields.quantity(args, "purchased_quantity")
         let nameKey = name.map(ItemName.key)
-        return try store.change(context, args, owner: owner) { change in
-            var target = try ItemTarget.find(change.session, owner: owner, listID: ids.list, itemID: ids.item)
+        return try store.changeItem(context, args, owner: owner, ids) { change, target in
             let original = target.item
             if let name, let nameKey {
                 target.item.name = name
