@@ -9,19 +9,9 @@ import ZeroMQ
 /// it: the gateway's `system.services`, and the notifier's `alerts.status` or why it could not say.
 struct StatusSample: Codable, Sendable {
     var gateway: ServicesReport
-    /// nil when the notifier did not answer; `notifierError` says why.
-    var notifier: NotifierStatus?
+    /// `null` when the notifier did not answer; `notifierError`, present only then, says why.
+    @NullWhenAbsent var notifier: NotifierStatus?
     var notifierError: TallyError?
-
-    enum CodingKeys: String, CodingKey { case gateway, notifier, notifierError }
-
-    // Written by hand so that a missing notifier is `null`, and the error appears only with it.
-    func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(gateway, forKey: .gateway)
-        try container.encode(notifier, forKey: .notifier)
-        try container.encodeIfPresent(notifierError, forKey: .notifierError)
-    }
 }
 
 /// Where samples come from: two open queries to the gateway, each one try of a Lazy Pirate REQ

@@ -92,20 +92,9 @@ public struct ServicesReport: Codable, Sendable {
     /// times (null while there are none): what the mean since start hides, a slow tail now.
     public struct Recent: Codable, Sendable {
         public let requests: Int
-        public let p50Ms: Double?
-        public let p90Ms: Double?
-        public let p99Ms: Double?
-
-        enum CodingKeys: String, CodingKey { case requests, p50Ms, p90Ms, p99Ms }
-
-        // Written by hand so that a missing percentile is `null`, not left out.
-        public func encode(to encoder: any Encoder) throws {
-            var container = encoder.container(keyedBy: CodingKeys.self)
-            try container.encode(requests, forKey: .requests)
-            try container.encode(p50Ms, forKey: .p50Ms)
-            try container.encode(p90Ms, forKey: .p90Ms)
-            try container.encode(p99Ms, forKey: .p99Ms)
-        }
+        @NullWhenAbsent public var p50Ms: Double?
+        @NullWhenAbsent public var p90Ms: Double?
+        @NullWhenAbsent public var p99Ms: Double?
     }
 
     public let services: [Row]

@@ -31,13 +31,4 @@ public struct TallyError: Error, Codable, Sendable, Equatable, CustomStringConve
         TallyJSON.writeString(message, into: &out)
         out.append(UInt8(ascii: "}"))
     }
-
-    enum CodingKeys: String, CodingKey { case code, message, field }
-
-    public func encode(to encoder: Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(code, forKey: .code)
-        try container.encode(message, forKey: .message)
-        try container.encodeIfPresent(field, forKey: .field)
-    }
 }

@@ -1,3 +1,5 @@
+import TallyProtocol
+
 /// A country that uses a currency: its region code and its name in the request's language.
 public struct CountryName: Encodable, Sendable, Equatable {
     public let code: String
@@ -8,7 +10,7 @@ public struct CountryName: Encodable, Sendable, Equatable {
 public struct CurrencySummary: Encodable, Sendable, Equatable {
     public let code: String
     /// ISO 4217's three digits (`"978"`); nil (JSON null) for a retired currency.
-    public let numeric: String?
+    @NullWhenAbsent public var numeric: String?
     /// The name in the request's language, English when the data has none in it.
     public let name: String
     public let symbol: String
@@ -16,18 +18,6 @@ public struct CurrencySummary: Encodable, Sendable, Equatable {
     public let countries: [CountryName]
     public let retired: Bool
 
-    enum CodingKeys: String, CodingKey { case code, numeric, name, symbol, countries, retired, minorUnits }
-
-    public func encode(to encoder: Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(code, forKey: .code)
-        try container.encode(numeric, forKey: .numeric)  // null, not absent, for a retired currency
-        try container.encode(name, forKey: .name)
-        try container.encode(symbol, forKey: .symbol)
-        try container.encode(minorUnits, forKey: .minorUnits)
-        try container.encode(countries, forKey: .countries)
-        try container.encode(retired, forKey: .retired)
-    }
 }
 
 /// Everything the data holds about one currency: `currency.get`.

@@ -81,16 +81,6 @@ struct TradeEvent: EventPayload {
     let notify: [String]
 
     var subject: String? { "\(team.id)/trades/\(trade.id)" }
-
-    enum CodingKeys: String, CodingKey { case team, trade, by, notify }
-
-    func encode(to encoder: Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(team, forKey: .team)
-        try container.encode(trade, forKey: .trade)
-        try container.encodeIfPresent(by, forKey: .by)
-        try container.encode(notify, forKey: .notify)
-    }
 }
 
 /// `roster.team_created`, `roster.team_updated`: the team as the change left it.
