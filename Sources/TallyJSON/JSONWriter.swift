@@ -319,7 +319,19 @@ private struct KeyedNodeContainer<Key: CodingKey>: KeyedEncodingContainerProtoco
     mutating func encode(_ value: Double, forKey key: Key) throws { add(key, .raw(try JSONNode.number(value, parent: encoder, key: key))) }
     mutating func encode(_ value: Float, forKey key: Key) throws { add(key, .raw(try JSONNode.number(value, parent: encoder, key: key))) }
     mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws {
+        if T.self == InlinedMembers.self { return try inline(unsafeBitCast(value, to: InlinedMembers.self), at: key) }
         add(key, try JSONNode.make(value, parent: encoder, key: key))
+    }
+
+    /// An `@Inlined` member: its object's members join this object's.
+    private func inline(_ inlined: InlinedMembers, at key: Key) throws {
+        let member = NodeEncoder(parent: encoder, key: key)
+        try inlined.value.encode(to: member)
+        guard case .object(let object)? = member.node else {
+            throw EncodingError.invalidValue(
+                inlined.value, .init(codingPath: member.codingPath, debugDescription: "An @Inlined member must encode as an object."))
+        }
+        box.members.append(contentsOf: object.members)
     }
 
     mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type, forKey key: Key) -> KeyedEncodingContainer<NestedKey> {

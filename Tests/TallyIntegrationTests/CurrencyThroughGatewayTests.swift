@@ -23,6 +23,9 @@ import Testing
 
             let mark = try await client.call("currency.get", ["code": "dem"])
             #expect(mark.result?["retired"] == true, "\(mark)")
+            // The summary's members beside the detail's, and what a retired currency lacks as null.
+            #expect(mark.result?["code"] == "DEM" && mark.result?["narrow_symbol"] == "DEM", "\(mark)")
+            #expect(mark.result?["numeric"] == .null && mark.result?["iso_name"] == .null && mark.result?["iso_minor_units"] == .null, "\(mark)")
             let unknown = try await client.call("currency.get", ["code": "XYZ"])
             #expect(unknown.error?.code == .notFound)
 

@@ -21,31 +21,18 @@ public struct CurrencySummary: Encodable, Sendable, Equatable {
 }
 
 /// Everything the data holds about one currency: `currency.get`.
+/// The summary's fields beside the rest, in one object; what the data lacks is `null`.
 public struct CurrencyDetail: Encodable, Sendable, Equatable {
-    public let summary: CurrencySummary
+    @Inlined public var summary: CurrencySummary
     public let narrowSymbol: String
     public let symbols: [String]
     /// Every name, by language (`en` always; `ja`, `zh` when the data has them).
     public let names: [String: String]
-    public let isoName: String?
-    public let isoMinorUnits: Int?
-    public let cldrMinorUnits: Int?
+    @NullWhenAbsent public var isoName: String?
+    @NullWhenAbsent public var isoMinorUnits: Int?
+    @NullWhenAbsent public var cldrMinorUnits: Int?
     /// The smallest cash amount when coarser than the minor unit (`"0.05"` for CHF), or nil.
-    public let cashRounding: String?
-
-    enum CodingKeys: String, CodingKey { case symbols, names, narrowSymbol, isoName, isoMinorUnits, cldrMinorUnits, cashRounding }
-
-    public func encode(to encoder: Encoder) throws {
-        try summary.encode(to: encoder)
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(narrowSymbol, forKey: .narrowSymbol)
-        try container.encode(symbols, forKey: .symbols)
-        try container.encode(names, forKey: .names)
-        try container.encode(isoName, forKey: .isoName)
-        try container.encode(isoMinorUnits, forKey: .isoMinorUnits)
-        try container.encode(cldrMinorUnits, forKey: .cldrMinorUnits)
-        try container.encode(cashRounding, forKey: .cashRounding)
-    }
+    @NullWhenAbsent public var cashRounding: String?
 }
 
 /// One page of `currency.search`.

@@ -1,4 +1,5 @@
 import TallyMoney
+import TallyProtocol
 import TallyStorage
 
 /// An item on the wire.
@@ -57,22 +58,12 @@ struct ListSummary: Encodable, Sendable {
 
 /// A list with its items: `shopping.get_list` and `shopping.create_list`.
 struct ListDetail: Encodable, Sendable {
-    let summary: ListSummary
+    @Inlined var summary: ListSummary
     let items: [ItemResult]
     /// Purchased items left out of `items` by auto-removal (still counted in the total).
     let hiddenItems: Int
     /// What shopping memory carried over into a new list; absent when nothing was.
     let carriedOver: CarriedOver?
-
-    enum CodingKeys: String, CodingKey { case items, hiddenItems, carriedOver }
-
-    func encode(to encoder: Encoder) throws {
-        try summary.encode(to: encoder)
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(items, forKey: .items)
-        try container.encode(hiddenItems, forKey: .hiddenItems)
-        try container.encodeIfPresent(carriedOver, forKey: .carriedOver)
-    }
 }
 
 /// The result of a change to one item: the item and its list after the change.

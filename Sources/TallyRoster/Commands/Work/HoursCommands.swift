@@ -115,20 +115,11 @@ struct HoursRecordResult: Encodable, Sendable {
     let recordedAt: String
 }
 
+/// The person's fields and their totals, in one object.
 struct HoursTotalResult: Encodable, Sendable {
-    let person: PersonResult
+    @Inlined var person: PersonResult
     let minutes: Int
     let shifts: Int
-
-    enum CodingKeys: String, CodingKey { case minutes, shifts }
-
-    /// The person's fields, then the totals, in one object.
-    func encode(to encoder: Encoder) throws {
-        try person.encode(to: encoder)
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(minutes, forKey: .minutes)
-        try container.encode(shifts, forKey: .shifts)
-    }
 }
 
 struct HoursResult: Encodable, Sendable {

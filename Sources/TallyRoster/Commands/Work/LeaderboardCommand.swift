@@ -44,21 +44,11 @@ struct LeaderboardResult: Encodable, Sendable {
     let entries: [LeaderboardEntry]
 }
 
+/// The person's fields beside the rank and points, in one object.
 struct LeaderboardEntry: Encodable, Sendable {
     let rank: Int
-    let person: PersonResult
+    @Inlined var person: PersonResult
     let points: Int
     /// Shifts covered for colleagues or worked when open, less those given away again.
     let shiftsCovered: Int
-
-    enum CodingKeys: String, CodingKey { case rank, points, shiftsCovered }
-
-    /// The person's fields beside the rank and points, in one object.
-    func encode(to encoder: Encoder) throws {
-        try person.encode(to: encoder)
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(rank, forKey: .rank)
-        try container.encode(points, forKey: .points)
-        try container.encode(shiftsCovered, forKey: .shiftsCovered)
-    }
 }

@@ -74,7 +74,7 @@ struct SlotResult: Codable, Sendable {
 
 /// An occurrence in a schedule: its slot's fields, and who works it.
 struct OccurrenceResult: Encodable, Sendable {
-    let slot: SlotResult
+    @Inlined var slot: SlotResult
     /// `open`, `assigned`, `offered`, `requested` or `awaiting_approval`.
     let status: String
     /// Absent when open.
@@ -82,17 +82,6 @@ struct OccurrenceResult: Encodable, Sendable {
     /// Who the schedule gives it to; differs from `assignee` after an approved trade.
     let scheduledAssignee: PersonResult?
     let trade: OpenTradeResult?
-
-    enum CodingKeys: String, CodingKey { case status, assignee, trade, scheduledAssignee }
-
-    func encode(to encoder: Encoder) throws {
-        try slot.encode(to: encoder)
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(status, forKey: .status)
-        try container.encodeIfPresent(assignee, forKey: .assignee)
-        try container.encodeIfPresent(scheduledAssignee, forKey: .scheduledAssignee)
-        try container.encodeIfPresent(trade, forKey: .trade)
-    }
 }
 
 struct OpenTradeResult: Codable, Sendable {
