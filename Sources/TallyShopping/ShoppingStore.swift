@@ -11,8 +11,3 @@ public struct ShoppingStore: ServiceData {
             observer: transactionObserver)
     }
 }
-
-/// Stored data the service cannot read: a bug or a hand edit, never the client's doing (`internal`).
-struct ShoppingStoreFailure: Error, CustomStringConvertible {
-    let description: String
-}

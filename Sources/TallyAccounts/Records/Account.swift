@@ -102,7 +102,7 @@ struct AccountRecord: Equatable {
     /// if the built-in table lost a currency: not the client's doing (`internal`).
     func storedCurrency() throws -> Currency {
         guard let currency = Currency.lookup(currency) else {
-            throw AccountStoreFailure(description: "account \(id) has the unknown currency \(currency)")
+            throw StoredDataFailure("account \(id) has the unknown currency \(currency)")
         }
         return currency
     }
@@ -114,11 +114,6 @@ struct AccountRecord: Equatable {
             startingBalance: try storedCurrency().format(startingBalance),
             isDefault: isDefault, createdAt: Timestamp.rfc3339(createdAt), updatedAt: Timestamp.rfc3339(updatedAt))
     }
-}
-
-/// Stored data the service cannot read: a bug or a hand edit, never the client's doing (`internal`).
-struct AccountStoreFailure: Error, CustomStringConvertible {
-    let description: String
 }
 
 /// An account on the wire, and the data of the account's events.

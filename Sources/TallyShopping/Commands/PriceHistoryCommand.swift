@@ -29,7 +29,7 @@ enum PriceHistoryCommand {
             ).map { row throws -> PriceHistory.Purchase in
                 let code: String = try row["currency"]
                 guard let rowCurrency = Currency.lookup(code) else {
-                    throw ShoppingStoreFailure(description: "list \(try row["list_id"] as Int64) has the unknown currency \(code)")
+                    throw StoredDataFailure("list \(try row["list_id"] as Int64) has the unknown currency \(code)")
                 }
                 return PriceHistory.Purchase(
                     listID: try row["list_id"], listName: try row["list_name"], itemID: try row["item_id"], name: try row["name"],

@@ -26,7 +26,7 @@ struct ListRecord: Equatable {
     init(row: SQLRow) throws {
         let kind: String = try row["kind"]
         guard let listKind = ListKind(rawValue: kind) else {
-            throw ShoppingStoreFailure(description: "list \(try row["id"] as Int64) has the unknown kind \(kind)")
+            throw StoredDataFailure("list \(try row["id"] as Int64) has the unknown kind \(kind)")
         }
         id = try row["id"]
         owner = try row["owner"]
@@ -100,7 +100,7 @@ struct ListRecord: Equatable {
     /// The list's currency. Every stored code came from `Currency.lookup`.
     func storedCurrency() throws -> Currency {
         guard let found = Currency.lookup(currency) else {
-            throw ShoppingStoreFailure(description: "list \(id) has the unknown currency \(currency)")
+            throw StoredDataFailure("list \(id) has the unknown currency \(currency)")
         }
         return found
     }

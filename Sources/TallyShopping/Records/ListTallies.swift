@@ -1,4 +1,5 @@
 import TallyMoney
+import TallyStorage
 
 /// What a list's summary counts, kept in the list's row (`item_count`, `purchased_count`,
 /// `total_minor`) and moved by every change to one of its items. A change to an item reads and
@@ -56,14 +57,14 @@ struct ListTallies: Equatable, Sendable {
 
     private static func line(of item: ItemRecord) throws -> Int128 {
         guard let line = item.line else {
-            throw ShoppingStoreFailure(description: "item \(item.id) has a price whose line passes 128 bits")
+            throw StoredDataFailure("item \(item.id) has a price whose line passes 128 bits")
         }
         return line
     }
 
     private static func sum(_ total: Int128, _ line: Int128, subtracting: Bool) throws -> Int128 {
         let (sum, overflow) = subtracting ? total.subtractingReportingOverflow(line) : total.addingReportingOverflow(line)
-        guard !overflow else { throw ShoppingStoreFailure(description: "a list's total passes 128 bits") }
+        guard !overflow else { throw StoredDataFailure("a list's total passes 128 bits") }
         return sum
     }
 }

@@ -39,7 +39,7 @@ struct ListSummary: Encodable, Sendable {
     init(_ list: ListRecord) throws {
         let currency = try list.storedCurrency()
         guard let total = list.tallies.total(in: currency) else {
-            throw ShoppingStoreFailure(description: "list \(list.id) totals more than \(currency.code) amounts hold")
+            throw StoredDataFailure("list \(list.id) totals more than \(currency.code) amounts hold")
         }
         id = list.id
         owner = list.owner

@@ -17,7 +17,7 @@ enum Settlement {
     /// shifts at once. Run when a change is agreed and again when a manager approves it.
     static func check(_ trade: Trade, team: Team, _ session: any SQLSession, people: PeopleDirectory) throws -> [Move] {
         guard let receiver = trade.toUserID else {
-            throw RosterDataFailure(description: "trade \(trade.id) is agreed but nobody receives its shift")
+            throw StoredDataFailure("trade \(trade.id) is agreed but nobody receives its shift")
         }
         guard try Member.active(session, teamID: team.id, userID: receiver) != nil else {
             throw TallyError(.failedPrecondition, "\(people.name(receiver)) is no longer a member of \(team.label)")

@@ -201,7 +201,7 @@ enum TradeTransitions {
 
     private static func shift(_ key: OccurrenceKey, _ session: any SQLSession) throws -> Shift {
         guard let shift = try Shift.find(session, id: key.shiftID) else {
-            throw RosterDataFailure(description: "a trade is about shift \(key.shiftID), which is missing")
+            throw StoredDataFailure("a trade is about shift \(key.shiftID), which is missing")
         }
         return shift
     }

@@ -73,14 +73,14 @@ enum ScheduleReader {
         {
             let id: Int64 = try row["id"]
             guard let kind = TradeKind(rawValue: try row["kind"]), let state = TradeState(rawValue: try row["state"]) else {
-                throw RosterDataFailure(description: "trade \(id) has a kind or state this service does not know")
+                throw StoredDataFailure("trade \(id) has a kind or state this service does not know")
             }
             open[try key(row)] = OpenTrade(id: id, kind: kind, state: state, fromUserID: try row["from_user_id"], toUserID: try row["to_user_id"])
         }
 
         return try days.map { shift, date in
             guard let team = teams[shift.teamID] else {
-                throw RosterDataFailure(description: "shift \(shift.id) belongs to team \(shift.teamID), which was not loaded")
+                throw StoredDataFailure("shift \(shift.id) belongs to team \(shift.teamID), which was not loaded")
             }
             let slot = shift.slot(on: date, in: team.timeZone)
             let assignee = assigned[slot.key] ?? shift.assignee
@@ -91,7 +91,7 @@ enum ScheduleReader {
 
     private static func key(_ row: SQLRow) throws -> OccurrenceKey {
         let text: String = try row["occurrence_date"]
-        guard let date = LocalDate(text) else { throw RosterDataFailure(description: "an occurrence date reads \(text)") }
+        guard let date = LocalDate(text) else { throw StoredDataFailure("an occurrence date reads \(text)") }
         return OccurrenceKey(shiftID: try row["shift_id"], date: date)
     }
 }

@@ -73,7 +73,7 @@ enum JoinCommand {
             }
             let teamID: Int64 = try invite["team_id"]
             guard let team = try Team.find(session, id: teamID), let role = Role(rawValue: try invite["role"]) else {
-                throw RosterDataFailure(description: "invite \(try invite["id"] as Int64) names a team or role that is missing")
+                throw StoredDataFailure("invite \(try invite["id"] as Int64) names a team or role that is missing")
             }
             if try Member.active(session, teamID: team.id, userID: caller.userID) != nil {
                 throw TallyError(.alreadyExists, "you are already a member of \(team.label); the code is still unused", field: args.field("code"))

@@ -87,7 +87,7 @@ enum HoursCommand {
             var records: [HoursRecordResult] = []
             for row in rows {
                 guard let shift = try Shift.find(session, id: try row["shift_id"]), let date = LocalDate(try row["occurrence_date"] as String) else {
-                    throw RosterDataFailure(description: "hours of team \(team.id) are recorded on a shift or date that is missing")
+                    throw StoredDataFailure("hours of team \(team.id) are recorded on a shift or date that is missing")
                 }
                 records.append(HoursRecordResult(
                     shift: SlotResult(shift.slot(on: date, in: team.timeZone), shift: shift, team: team),

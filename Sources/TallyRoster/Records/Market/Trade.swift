@@ -33,7 +33,7 @@ struct Trade: Sendable {
         id = try row["id"]
         guard let kind = TradeKind(rawValue: try row["kind"]), let state = TradeState(rawValue: try row["state"]),
             let date = LocalDate(try row["occurrence_date"] as String)
-        else { throw RosterDataFailure(description: "trade \(id) has a kind, state or date this service cannot read") }
+        else { throw StoredDataFailure("trade \(id) has a kind, state or date this service cannot read") }
         self.kind = kind
         self.state = state
         teamID = try row["team_id"]
@@ -41,7 +41,7 @@ struct Trade: Sendable {
         let otherShift: Int64? = try row["with_shift_id"]
         let otherDate: String? = try row["with_date"]
         if let otherShift, let otherDate {
-            guard let date = LocalDate(otherDate) else { throw RosterDataFailure(description: "trade \(id) has the date \(otherDate)") }
+            guard let date = LocalDate(otherDate) else { throw StoredDataFailure("trade \(id) has the date \(otherDate)") }
             other = OccurrenceKey(shiftID: otherShift, date: date)
         } else {
             other = nil
@@ -104,7 +104,7 @@ struct Trade: Sendable {
     func result(_ session: any SQLSession, team: Team, people: PeopleDirectory) throws -> TradeResult {
         func slot(_ key: OccurrenceKey) throws -> SlotResult {
             guard let shift = try Shift.find(session, id: key.shiftID) else {
-                throw RosterDataFailure(description: "trade \(id) is about shift \(key.shiftID), which is missing")
+                throw StoredDataFailure("trade \(id) is about shift \(key.shiftID), which is missing")
             }
             return SlotResult(shift.slot(on: key.date, in: team.timeZone), shift: shift, team: team)
         }

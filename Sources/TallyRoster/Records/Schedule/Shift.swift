@@ -42,7 +42,7 @@ struct Shift: Sendable {
         guard let repeats = Repeats(rawValue: repeatsText), let weekday = Weekday(rawValue: try row["weekday"]),
             let start = TimeOfDay(minutes: try row["start_minute"]), let startsOn = LocalDate(startsOnText),
             endsOnText == nil || LocalDate(endsOnText ?? "") != nil
-        else { throw RosterDataFailure(description: "shift \(id) has a repeat, weekday, start or date this service cannot read") }
+        else { throw StoredDataFailure("shift \(id) has a repeat, weekday, start or date this service cannot read") }
         self.repeats = repeats
         self.weekday = weekday
         self.start = start

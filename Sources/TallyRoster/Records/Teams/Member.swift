@@ -21,7 +21,7 @@ struct Member: Sendable {
         displayName = try row["display_name"]
         let roleName: String = try row["role"]
         guard let role = Role(rawValue: roleName) else {
-            throw RosterDataFailure(description: "member \(userID) of team \(teamID) has the unknown role \(roleName)")
+            throw StoredDataFailure("member \(userID) of team \(teamID) has the unknown role \(roleName)")
         }
         self.role = role
         joinedAt = try row["joined_at"]

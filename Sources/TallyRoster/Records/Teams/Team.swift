@@ -21,7 +21,7 @@ struct Team: Sendable {
     init(row: SQLRow) throws {
         let zoneName: String = try row["time_zone"]
         guard let zone = TeamTimeZone(identifier: zoneName) else {
-            throw RosterDataFailure(description: "team \(try row["id"] as Int64) has the time zone \(zoneName), which this system does not know")
+            throw StoredDataFailure("team \(try row["id"] as Int64) has the time zone \(zoneName), which this system does not know")
         }
         id = try row["id"]
         name = try row["name"]
@@ -83,12 +83,6 @@ enum Role: String, Sendable, CaseIterable {
     case manager
     /// Works shifts, trades them, records hours.
     case employee
-}
-
-/// Stored data the service cannot read: a bug, a hand edit, or a time zone the system has lost
-/// (never the client's doing: `internal`).
-struct RosterDataFailure: Error, CustomStringConvertible {
-    let description: String
 }
 
 /// A team on the wire.
