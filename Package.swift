@@ -242,7 +242,7 @@ let package = Package(
         .testTarget(name: "TallyStorageTests", dependencies: ["TallyStorage", "TallyPostgres", "TallyProtocol", "TallyTesting"]),
         // The PostgreSQL engine on a throwaway cluster (TallyTesting's PostgresCluster).
         .testTarget(name: "TallyPostgresTests", dependencies: [
-            "TallyPostgres", "TallyStorage", "TallyProtocol", "TallyTesting",
+            "TallyPostgres", "TallyStorage", "TallyProtocol", "TallyTesting", .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "TallyMoneyTests", dependencies: ["TallyMoney", "TallyProtocol", "TallyTesting"]),
         .testTarget(name: "TallyCalcTests", dependencies: ["TallyCalc", "TallyMoney", "TallyProtocol", "TallyTesting"]),

@@ -11,7 +11,8 @@ import TallyStorage
 /// - Writes run SERIALIZABLE, so PostgreSQL gives what SQLite gives by locking the whole file:
 ///   every write transaction behaves as if it ran alone (storage code written for SQLite, that
 ///   reads then writes, stays correct). A transaction that PostgreSQL aborts for a conflict
-///   (SQLSTATE 40001, or a deadlock, 40P01) is run again from the start, as `StorageEngine.write`
+///   (SQLSTATE 40001, or a deadlock, 40P01; or 25P02, on a connection that came back to the pool
+///   inside a failed transaction) is run again from the start, as `StorageEngine.write`
 ///   says, after a short random pause that grows with each attempt, so colliding writers spread out.
 /// - Reads run on a snapshot: REPEATABLE READ READ ONLY.
 /// - The event outbox's sequence stays gap-free because each change takes its numbers with an
@@ -100,6 +101,11 @@ public final class PostgresEngine: StorageEngine {
         } catch {
             // The server ended it while it idled: it sent its goodbye (57P01) or just closed.
             if lease.reused, session.doom?.breaksConnection == true { return .stale }
+            // It came back to the pool inside a failed transaction (see `PostgresSession.classify`).
+            if case .conflict = session.doom {
+                session.rollback()
+                return .conflict
+            }
             throw error
         }
         if let deadline = StorageDeadline.current {
@@ -109,8 +115,15 @@ public final class PostgresEngine: StorageEngine {
                 throw TallyError(.deadlineExceeded, "the request's deadline passed before its database work began")
             }
             if left < configuration.statementTimeout ?? .seconds(Int64.max) {
-                // A utility statement takes no parameters; the number is ours.
-                try session.execute("SET LOCAL statement_timeout = \(raw: String(max(1, left.milliseconds)))")
+                do {
+                    // A utility statement takes no parameters; the number is ours.
+                    try session.execute("SET LOCAL statement_timeout = \(raw: String(max(1, left.milliseconds)))")
+                } catch {
+                    // Ended here, so the pool never lends the connection inside this transaction.
+                    session.rollback()
+                    if case .conflict = session.doom { return .conflict }
+                    throw error
+                }
             }
         }
         let value: T

@@ -12,6 +12,9 @@ enum PostgresFailure {
     case unavailable(String)
     case timedOut(String)
     case exhausted(String)
+    /// in_failed_sql_transaction (25P02): the transaction was already aborted by a failure before
+    /// this statement. See `PostgresSession.classify` for what it means.
+    case abortedBefore(String)
     case failure(String)
 
     /// A statement was not sent: its connection had closed (see `PostgresSession.send`).
@@ -37,6 +40,7 @@ enum PostgresFailure {
             // (connection exception): the server is going, coming or full.
             case "57P01", "57P02", "57P03", "53300": self = .unavailable(message)
             case _ where state.hasPrefix("08"): self = .unavailable(message)
+            case "25P02": self = .abortedBefore("SQLSTATE 25P02: \(message)")
             // query_canceled (statement_timeout), lock_not_available (lock_timeout).
             case "57014", "55P03": self = .timedOut(message)
             // disk_full, out_of_memory, and class 53 (insufficient resources) otherwise.
@@ -71,7 +75,7 @@ enum PostgresFailure {
             TallyError(.unavailable, "the \(database) database took too long (\(why)); retry shortly")
         case .exhausted(let why):
             TallyError(.resourceExhausted, "the \(database) database is out of resources (\(why))")
-        case .failure(let detail):
+        case .abortedBefore(let detail), .failure(let detail):
             StorageFailure(location: location, detail: detail)
         }
     }

@@ -21,6 +21,8 @@ final class PostgresSession: SQLSession {
     let deadline: Duration
     private let logger: Logger
     private(set) var doom: PostgresFailure?
+    /// Whether a statement of this session has failed (see `classify`).
+    private var failedBefore = false
     /// Savepoints opened in this transaction, for their names.
     private var savepointsMade = 0
     /// Savepoints whose code is running (nested in one another).
@@ -252,8 +254,16 @@ final class PostgresSession: SQLSession {
 
     /// What a statement's error means for the transaction: one that dooms it is kept in `doom`,
     /// and one that breaks the connection gives the connection up.
+    ///
+    /// A transaction found aborted before any statement of this session failed was aborted before
+    /// the session began: its connection came back to the pool inside a failed transaction (its
+    /// `BEGIN` is refused too). It is a conflict: rolled back (which ends that transaction), it
+    /// runs again. Found aborted after a failure of its own, it is that failure, swallowed by the body:
+    /// a bug, answered `internal` as the failure would have been.
     private func classify(_ error: any Error) -> PostgresFailure {
-        let failure = PostgresFailure(error)
+        var failure = PostgresFailure(error)
+        if case .abortedBefore = failure, !failedBefore { failure = .conflict }
+        failedBefore = true
         switch failure {
         case .conflict: doom = doom ?? failure
         case _ where failure.breaksConnection:

@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import Synchronization
 @testable import TallyPostgres
 import TallyProtocol
@@ -221,6 +222,26 @@ struct PostgresEngineTests {
         #expect(try engine.read { try $0.fetchValue("SELECT COUNT(*) FROM value", as: Int.self) } == 0)
         // The connection that held the failed transactions serves again.
         _ = try engine.write { try $0.execute("INSERT INTO value (label) VALUES ('third')") }
+    }
+
+    /// A connection that came back to the pool inside a failed transaction (its next `BEGIN`,
+    /// and every statement after, refused with 25P02) costs the next transaction one attempt,
+    /// not its answer: rolled back, it runs again, with and without a request deadline (whose
+    /// `SET LOCAL statement_timeout` also rolls back when it fails, so the pool never lends a
+    /// connection inside the transaction).
+    @Test func aConnectionLentInsideAFailedTransactionIsRolledBackAndTheWriteRunsAgain() throws {
+        let engine = try engine("&pool_size=1")
+        for (label, deadline) in [("no deadline", nil), ("a deadline", ContinuousClock.now + .seconds(20))] as [(String, ContinuousClock.Instant?)] {
+            try engine.pool.withConnection { lease in
+                let session = PostgresSession(lease: lease, database: "test", location: "test", deadline: .seconds(10), logger: Logger(label: "test"))
+                try session.command("BEGIN")
+                _ = try? session.execute("SELECT 1/0")
+            }
+            try StorageDeadline.$current.withValue(deadline) {
+                _ = try engine.write { try $0.execute("INSERT INTO value (label) VALUES (\(label))") }
+            }
+        }
+        #expect(try engine.read { try $0.fetchValue("SELECT COUNT(*) FROM value", as: Int.self) } == 2)
     }
 
     @Test func readsAreReadOnly() throws {
