@@ -96,50 +96,43 @@ public final class PostgresEngine: StorageEngine {
         if let deadline = StorageDeadline.current { patience = min(patience, max(.zero, deadline - .now)) }
         let session = PostgresSession(
             lease: lease, database: configuration.database, location: location, deadline: patience + .seconds(5), logger: logger)
+        /// Every way out that does not commit ends the transaction, so the pool never lends the
+        /// connection inside one; a conflict runs it again.
+        func abandon(after error: any Error) throws -> Attempt<T> {
+            session.rollback()
+            if case .conflict = session.doom { return .conflict }
+            throw error
+        }
         do {
             try session.command(begin)
         } catch {
             // The server ended it while it idled: it sent its goodbye (57P01) or just closed.
             if lease.reused, session.doom?.breaksConnection == true { return .stale }
-            // It came back to the pool inside a failed transaction (see `PostgresSession.classify`).
-            if case .conflict = session.doom {
-                session.rollback()
-                return .conflict
-            }
-            throw error
+            // Or it came back to the pool inside a failed transaction (`PostgresSession.classify`).
+            return try abandon(after: error)
         }
+        var statementTimeout: Duration?
         if let deadline = StorageDeadline.current {
             let left = deadline - .now
             guard left > .zero else {
-                session.rollback()
-                throw TallyError(.deadlineExceeded, "the request's deadline passed before its database work began")
+                return try abandon(after: TallyError(.deadlineExceeded, "the request's deadline passed before its database work began"))
             }
-            if left < configuration.statementTimeout ?? .seconds(Int64.max) {
-                do {
-                    // A utility statement takes no parameters; the number is ours.
-                    try session.execute("SET LOCAL statement_timeout = \(raw: String(max(1, left.milliseconds)))")
-                } catch {
-                    // Ended here, so the pool never lends the connection inside this transaction.
-                    session.rollback()
-                    if case .conflict = session.doom { return .conflict }
-                    throw error
-                }
-            }
+            if left < configuration.statementTimeout ?? .seconds(Int64.max) { statementTimeout = left }
         }
         let value: T
         do {
+            if let statementTimeout {
+                // A utility statement takes no parameters; the number is ours.
+                try session.execute("SET LOCAL statement_timeout = \(raw: String(max(1, statementTimeout.milliseconds)))")
+            }
             value = try body(session)
         } catch {
-            session.rollback()
-            if case .conflict = session.doom { return .conflict }
-            throw error
+            return try abandon(after: error)
         }
         if let doom = session.doom {
             // The body went on past a failure that dooms the transaction (GroupCommit swallows a
             // change's error inside its savepoint): nothing of it may commit.
-            session.rollback()
-            if case .conflict = doom { return .conflict }
-            throw doom.error(location: location, database: configuration.database)
+            return try abandon(after: doom.error(location: location, database: configuration.database))
         }
         do {
             // COMMIT of a transaction that an earlier, swallowed error aborted answers ROLLBACK.
@@ -147,11 +140,7 @@ public final class PostgresEngine: StorageEngine {
                 throw StorageFailure(location: location, detail: "the transaction was rolled back by an earlier error in it")
             }
         } catch {
-            if case .conflict = session.doom {
-                session.rollback()
-                return .conflict
-            }
-            throw error
+            return try abandon(after: error)
         }
         return .done(value)
     }
