@@ -90,12 +90,12 @@ struct EventToAlertLoad {
             try poller.poll(timeout: wait)
             if poller.isReadable(clientIndex) {
                 while let frames = try client.receive(dontWait: true) {
-                    guard let reply = frames.last, let index = PipelinedLoad.slot(of: reply), index < total else {
+                    guard let reply = frames.last, let (index, isError) = PipelinedLoad.head(of: reply), index < total else {
                         throw BenchmarkError("a purchase reply without its id: \(frames.map { String(decoding: $0.prefix(200), as: UTF8.self) })")
                     }
                     answered += 1
                     acknowledged[index] = clock.now
-                    if PipelinedLoad.isError(reply) {
+                    if isError {
                         outcome.errors += 1
                         if outcome.firstError == nil { outcome.firstError = String(decoding: reply.prefix(300), as: UTF8.self) }
                     }
