@@ -18,10 +18,6 @@ struct BareWriteLoop {
     /// The stack's data location: the loop's own data is made beside the stack's.
     let location: DataLocation
     let inFlight: Int
-    let warmup: Duration
-    let measured: Duration
-    /// One stored event payload and one stored result, from the stack's shopping database.
-    let sample: Sample
 
     struct Sample {
         let eventData: Data
@@ -39,83 +35,109 @@ struct BareWriteLoop {
         }
     }
 
-    func run() async throws -> PipelinedLoad.Outcome {
+    /// Opens the loop's data and hands `body` its slices, which it measures in turn with the
+    /// stack's rows, so that a disk or a machine quicker at one moment than another falls on both
+    /// sides of the ratio alike. The engine's background services run meanwhile, as a worker runs
+    /// them: on SQLite the checkpointer, which keeps checkpoints out of the commits.
+    func run<T: Sendable>(_ body: (Slices) async throws -> T) async throws -> T {
         let engine = try location.engine(for: "bare_writes")
         _ = try ShoppingStore(engine: engine)
-        // With the engine's background services running, as a worker runs them: on SQLite the
-        // checkpointer, which keeps checkpoints out of the commits.
         return try await withThrowingTaskGroup(of: Void.self) { group in
             for service in engine.backgroundServices { group.addTask { try await service.run() } }
             defer { group.cancelAll() }
-            let outcome = try await DedicatedThread.run(name: "bench-bare-writes") { [self] in try drive(engine) }
+            let result = try await body(Slices(engine: engine, location: location, inFlight: inFlight))
             group.cancelAll()
             try await group.waitForAll()
-            return outcome
+            return result
         }
     }
 
-    private func drive(_ engine: any StorageEngine) throws -> PipelinedLoad.Outcome {
-        let clock = ContinuousClock()
-        var now = Int64(Date().timeIntervalSince1970 * 1000)
-        var written = 0
-        var list: Int64 = 0
-        /// One transaction of `inFlight` writes, each as the stack's handler writes its rows.
-        func transaction() throws {
-            try engine.write { session in
-                var sequence = try session.fetchValue(
-                    "UPDATE event_counter SET last_sequence = last_sequence + \(inFlight) WHERE id = 1 RETURNING last_sequence",
-                    as: Int64.self)! - Int64(inFlight)
-                for _ in 0..<inFlight {
-                    // A list holds at most 500 items, as in the stack's row.
-                    if written % 500 == 0 {
-                        list = try session.fetchValue(
-                            """
-                            INSERT INTO shopping_list (owner, kind, name, currency, created_at_ms, updated_at_ms, item_count, purchased_count, total_minor)
-                            VALUES ('bench', 'shopping', \("Bare \(written)"), 'EUR', \(timestamp: now), \(timestamp: now), 0, 0, '0') RETURNING id
-                            """, as: Int64.self)!
-                    }
-                    written += 1
-                    now += 1
-                    sequence += 1
-                    let name = "item \(written)"
-                    _ = try session.fetchOne(
-                        """
-                        INSERT INTO shopping_item (list_id, name, name_key, unit, planned_quantity, purchased_quantity, purchased, created_at_ms, updated_at_ms)
-                        VALUES (\(list), \(name), \(name), NULL, 1, 0, FALSE, \(timestamp: now), \(timestamp: now))
-                        RETURNING id, list_id, name, name_key, unit, planned_quantity, purchased_quantity, purchased, unit_price_minor, purchased_at_ms, created_at_ms, updated_at_ms
-                        """)
-                    try session.execute("UPDATE shopping_list SET item_count = item_count + 1, updated_at_ms = \(timestamp: now) WHERE id = \(list)")
-                    // The event and the stored result as the stack writes them: one batch.
-                    try session.executeBatch([
-                        """
-                        INSERT INTO event (sequence, id, type, subject, time, data, request_id, traceparent)
-                        VALUES (\(sequence), \(UUID().uuidString.lowercased()), 'shopping.item_added', \("list/\(list)"), \(Timestamp.rfc3339(now)), \(sample.eventData), \(name), NULL)
-                        """,
-                        """
-                        INSERT INTO idempotency_key (key, scope, fingerprint, result, created_at)
-                        VALUES (\("bare-\(written)"), 'shopping.add_item:bench', \(name), \(sample.result), \(now / 1000))
-                        """,
-                    ])
-                }
-            }
+    /// The loop's state between slices: its lists fill and its ids go on as one row's would.
+    /// A slice runs on a thread of its own, one slice at a time, so nothing is shared at once.
+    final class Slices: @unchecked Sendable {
+        private let engine: any StorageEngine
+        private let location: DataLocation
+        private let inFlight: Int
+        /// Read at the first slice: by then the stack's row has stored a keyed add_item.
+        private var sample: Sample?
+        private var now = Int64(Date().timeIntervalSince1970 * 1000)
+        private var written = 0
+        private var list: Int64 = 0
+
+        fileprivate init(engine: any StorageEngine, location: DataLocation, inFlight: Int) {
+            self.engine = engine
+            self.location = location
+            self.inFlight = inFlight
         }
 
-        let cpu = ProcessCPU(pids: [getpid()])
-        let warmupEnd = clock.now + warmup
-        while clock.now < warmupEnd { try transaction() }
-        var outcome = PipelinedLoad.Outcome()
-        let cpuBefore = cpu.seconds()
-        let start = clock.now
-        let end = start + measured
-        while clock.now < end {
-            let began = clock.now
-            try transaction()
-            // Every write of a transaction waits for its commit.
-            _ = outcome.latency.record((clock.now - began).microseconds, count: UInt64(inFlight))
-            outcome.completed += inFlight
+        /// One slice: writes for `warmup`, then measures writes for `measured`.
+        func measure(warmup: Duration, measured: Duration) async throws -> PipelinedLoad.Outcome {
+            if sample == nil { sample = try Sample.read(from: location) }
+            return try await DedicatedThread.run(name: "bench-bare-writes") { [self] in try drive(warmup: warmup, measured: measured) }
         }
-        outcome.elapsed = clock.now - start
-        if let before = cpuBefore, let after = cpu.seconds() { outcome.cpuSecondsByProcess = zip(after, before).map(-) }
-        return outcome
+
+        private func drive(warmup: Duration, measured: Duration) throws -> PipelinedLoad.Outcome {
+            guard let sample else { throw BenchmarkError("the bare loop has no sample rows") }
+            let clock = ContinuousClock()
+            let inFlight = inFlight
+            /// One transaction of `inFlight` writes, each as the stack's handler writes its rows.
+            func transaction() throws {
+                try engine.write { session in
+                    var sequence = try session.fetchValue(
+                        "UPDATE event_counter SET last_sequence = last_sequence + \(inFlight) WHERE id = 1 RETURNING last_sequence",
+                        as: Int64.self)! - Int64(inFlight)
+                    for _ in 0..<inFlight {
+                        // A list holds at most 500 items, as in the stack's row.
+                        if written % 500 == 0 {
+                            list = try session.fetchValue(
+                                """
+                                INSERT INTO shopping_list (owner, kind, name, currency, created_at_ms, updated_at_ms, item_count, purchased_count, total_minor)
+                                VALUES ('bench', 'shopping', \("Bare \(written)"), 'EUR', \(timestamp: now), \(timestamp: now), 0, 0, '0') RETURNING id
+                                """, as: Int64.self)!
+                        }
+                        written += 1
+                        now += 1
+                        sequence += 1
+                        let name = "item \(written)"
+                        _ = try session.fetchOne(
+                            """
+                            INSERT INTO shopping_item (list_id, name, name_key, unit, planned_quantity, purchased_quantity, purchased, created_at_ms, updated_at_ms)
+                            VALUES (\(list), \(name), \(name), NULL, 1, 0, FALSE, \(timestamp: now), \(timestamp: now))
+                            RETURNING id, list_id, name, name_key, unit, planned_quantity, purchased_quantity, purchased, unit_price_minor, purchased_at_ms, created_at_ms, updated_at_ms
+                            """)
+                        try session.execute("UPDATE shopping_list SET item_count = item_count + 1, updated_at_ms = \(timestamp: now) WHERE id = \(list)")
+                        // The event and the stored result as the stack writes them: one batch.
+                        try session.executeBatch([
+                            """
+                            INSERT INTO event (sequence, id, type, subject, time, data, request_id, traceparent)
+                            VALUES (\(sequence), \(UUID().uuidString.lowercased()), 'shopping.item_added', \("list/\(list)"), \(Timestamp.rfc3339(now)), \(sample.eventData), \(name), NULL)
+                            """,
+                            """
+                            INSERT INTO idempotency_key (key, scope, fingerprint, result, created_at)
+                            VALUES (\("bare-\(written)"), 'shopping.add_item:bench', \(name), \(sample.result), \(now / 1000))
+                            """,
+                        ])
+                    }
+                }
+            }
+
+            let cpu = ProcessCPU(pids: [getpid()])
+            let warmupEnd = clock.now + warmup
+            while clock.now < warmupEnd { try transaction() }
+            var outcome = PipelinedLoad.Outcome()
+            let cpuBefore = cpu.seconds()
+            let start = clock.now
+            let end = start + measured
+            while clock.now < end {
+                let began = clock.now
+                try transaction()
+                // Every write of a transaction waits for its commit.
+                _ = outcome.latency.record((clock.now - began).microseconds, count: UInt64(inFlight))
+                outcome.completed += inFlight
+            }
+            outcome.elapsed = clock.now - start
+            if let before = cpuBefore, let after = cpu.seconds() { outcome.cpuSecondsByProcess = zip(after, before).map(-) }
+            return outcome
+        }
     }
 }

@@ -252,8 +252,9 @@ struct Benchmark: AsyncParsableCommand {
         }
         let endpoint = target.endpoint
         let client = try TallyClient(endpoint: endpoint, timeout: .seconds(10), tries: 1, curve: try curve(), context: context)
-        // A list holds at most 500 items: enough lists for 20,000 writes a second.
-        let listCount = Int(((seconds + warmupSeconds) * 20_000 / 500).rounded(.up)) + 1
+        // A list holds at most 500 items: enough lists for 20,000 writes a second, over the first
+        // slice's warm-up and each later one's.
+        let listCount = Int(((seconds + warmupSeconds + 0.2 * Double(rounds)) * 20_000 / 500).rounded(.up)) + 1
         /// Makes `count` shopping lists named `name` and a number, and returns their ids.
         func createLists(_ count: Int, named name: String) async throws -> [Int64] {
             var lists: [Int64] = []
@@ -269,20 +270,35 @@ struct Benchmark: AsyncParsableCommand {
             return lists
         }
         let shoppingLists = try await createLists(listCount, named: "Bench")
-        let addItem = try await load(endpoint, clients: 4, inFlight: 4, warmup: warmup, slice: measured, pids: target.pids) { slot, sequence in
-            Data(#"{"id":"\#(slot)","command":"shopping.add_item","idempotency_key":"bench-\#(run)-item-\#(sequence)","token":"\#(accessToken)","args":{"list_id":\#(shoppingLists[min(sequence / 500, shoppingLists.count - 1)]),"name":"item \#(sequence)"}}"#.utf8)
-        }
-        let create = try await load(endpoint, clients: 4, inFlight: 4, warmup: warmup, slice: measured, pids: target.pids) { slot, sequence in
-            Data(#"{"id":"\#(slot)","command":"accounts.create","idempotency_key":"bench-\#(run)-account-\#(sequence)","token":"\#(accessToken)","args":{"name":"a\#(sequence)","currency":"USD","starting_balance":"10.00"}}"#.utf8)
+        let slice = Duration.milliseconds(Int(seconds * 1000 / Double(rounds)))
+        var addItem = PipelinedLoad.Outcome()
+        var create = PipelinedLoad.Outcome()
+        var bare: PipelinedLoad.Outcome?
+        /// The keyed rows and the bare loop in `rounds` interleaved slices, as the reads are: the
+        /// disk's speed moves more from one moment to the next than anything else here, and each
+        /// row's share of the bare loop is only sound if both saw the same disk.
+        func measureRounds(_ bareLoop: BareWriteLoop.Slices?) async throws {
+            for round in 0..<rounds {
+                let warm = round == 0 ? warmup : min(warmup, .milliseconds(200))
+                addItem.merge(try await load(endpoint, clients: 4, inFlight: 4, warmup: warm, slice: slice, pids: target.pids, firstSequence: addItem.sent) { slot, sequence in
+                    Data(#"{"id":"\#(slot)","command":"shopping.add_item","idempotency_key":"bench-\#(run)-item-\#(sequence)","token":"\#(accessToken)","args":{"list_id":\#(shoppingLists[min(sequence / 500, shoppingLists.count - 1)]),"name":"item \#(sequence)"}}"#.utf8)
+                })
+                create.merge(try await load(endpoint, clients: 4, inFlight: 4, warmup: warm, slice: slice, pids: target.pids, firstSequence: create.sent) { slot, sequence in
+                    Data(#"{"id":"\#(slot)","command":"accounts.create","idempotency_key":"bench-\#(run)-account-\#(sequence)","token":"\#(accessToken)","args":{"name":"a\#(sequence)","currency":"USD","starting_balance":"10.00"}}"#.utf8)
+                })
+                if let bareLoop {
+                    let outcome = try await bareLoop.measure(warmup: warm, measured: slice)
+                    if bare == nil { bare = outcome } else { bare!.merge(outcome) }
+                }
+            }
         }
         // The limit: the rows a keyed add_item commits, by a bare loop on the same settings.
         let bareRow = "bare loop: add_item's rows, \(database == .postgres ? "PostgreSQL" : "SQLite"), 16 a transaction"
-        var bare: PipelinedLoad.Outcome?
         if let stack {
             let location = try DataLocation(dataDirectory: stack.dataDirectory, databaseURL: stack.databaseURL, durability: durability)
-            bare = try await BareWriteLoop(
-                location: location, inFlight: 16, warmup: warmup, measured: measured, sample: try BareWriteLoop.Sample.read(from: location)
-            ).run()
+            try await BareWriteLoop(location: location, inFlight: 16).run { try await measureRounds($0) }
+        } else {
+            try await measureRounds(nil)
         }
         func share(_ outcome: PipelinedLoad.Outcome) -> String? {
             guard let bare, bare.requestsPerSecond > 0 else { return nil }
@@ -320,7 +336,7 @@ struct Benchmark: AsyncParsableCommand {
         let load = (try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8))?.split(separator: " ").first.map(String.init) ?? "?"
         let data = endpoint == nil ? (database == .postgres ? "PostgreSQL (fsync on)" : "SQLite") + ", " : ""
         return "tally-bench: \(ProcessInfo.processInfo.activeProcessorCount) cores, load \(load) at start, \(build), \(transport.rawValue) endpoints, \(data)durability \(durability.rawValue); "
-            + String(format: "%.1f s measured per row (the first five rows in %d interleaved slices) after %.1f s warm-up", seconds, rounds, warmupSeconds)
+            + String(format: "%.1f s measured per row (all but event → alert in %d interleaved slices, reads with reads and writes with writes) after %.1f s warm-up", seconds, rounds, warmupSeconds)
     }
 
     /// The stack's transport, which the bare relay uses too: a local stack's ipc, or `--endpoint`'s.
@@ -332,11 +348,12 @@ struct Benchmark: AsyncParsableCommand {
     /// One slice of closed-loop load; `pids` as in `Target`.
     private func load(
         _ endpoint: String, clients: Int, inFlight: Int, warmup: Duration, slice: Duration, checks: Bool = true, pids: [Int32]?,
-        body: @escaping PipelinedLoad.Body
+        firstSequence: Int = 0, body: @escaping PipelinedLoad.Body
     ) async throws -> PipelinedLoad.Outcome {
         var load = PipelinedLoad(
             endpoint: endpoint, clients: clients, inFlight: inFlight, warmup: warmup, measured: slice, checksReplies: checks,
             cpu: pids.map { ProcessCPU(pids: [getpid()] + $0) })
+        load.firstSequence = firstSequence
         // Only a running gateway named by --endpoint has keys; the relay and a local stack do not.
         if endpoint == self.endpoint { load.curve = try curve() }
         return try await load.run(context: ZMQContext(), body: body)

@@ -10,8 +10,8 @@ import ZeroMQ
 /// of the reply without parsing JSON. One thread drives every socket, so the load costs the
 /// machine as little as it can and the same for every path measured.
 struct PipelinedLoad {
-    /// Makes the request body for a slot; `sequence` counts every request of the run, so each can
-    /// carry its own idempotency key or name.
+    /// Makes the request body for a slot; `sequence` counts every request of the row, from
+    /// `firstSequence` on, so each can carry its own idempotency key or name.
     typealias Body = @Sendable (_ slot: Int, _ sequence: Int) -> Data
 
     let endpoint: String
@@ -26,10 +26,15 @@ struct PipelinedLoad {
     let cpu: ProcessCPU?
     /// CURVE keys for a gateway that requires them (`--curve-key`, `--gateway-key`).
     var curve: CurveClientKeys? = nil
+    /// The first request's `sequence`: a later slice of a row goes on from the slices before it
+    /// (`Outcome.sent`), so that no two requests of the row share a key.
+    var firstSequence = 0
 
     struct Outcome: Sendable {
         var completed = 0
         var errors = 0
+        /// Requests sent, the warm-up's and the unmeasured tail's included.
+        var sent = 0
         var elapsed: Duration = .zero
         var latency = Histogram<UInt64>(highestTrackableValue: 60_000_000, numberOfSignificantValueDigits: .three)
         /// The first error reply, to show what went wrong.
@@ -46,6 +51,7 @@ struct PipelinedLoad {
             let isFirst = elapsed == .zero
             completed += other.completed
             errors += other.errors
+            sent += other.sent
             elapsed += other.elapsed
             latency.add(other.latency)
             if firstError == nil { firstError = other.firstError }
@@ -74,7 +80,7 @@ struct PipelinedLoad {
         }
         let clock = ContinuousClock()
         var sentAt = [[ContinuousClock.Instant]](repeating: [ContinuousClock.Instant](repeating: clock.now, count: inFlight), count: clients)
-        var sequence = 0
+        var sequence = firstSequence
         func send(_ client: Int, _ slot: Int) throws {
             sentAt[client][slot] = clock.now
             try sockets[client].send([Data(), body(slot, sequence)])
@@ -131,6 +137,7 @@ struct PipelinedLoad {
             }
         }
         outcome.elapsed = min(clock.now, stopAt) - measureFrom
+        outcome.sent = sequence - firstSequence
         return outcome
     }
 
