@@ -39,16 +39,15 @@ struct BareWriteLoop {
     /// stack's rows, so that a disk or a machine quicker at one moment than another falls on both
     /// sides of the ratio alike. The engine's background services run meanwhile, as a worker runs
     /// them: on SQLite the checkpointer, which keeps checkpoints out of the commits.
-    func run<T: Sendable>(_ body: (Slices) async throws -> T) async throws -> T {
+    func run(_ body: (Slices) async throws -> Void) async throws {
         let engine = try location.engine(for: "bare_writes")
         _ = try ShoppingStore(engine: engine)
-        return try await withThrowingTaskGroup(of: Void.self) { group in
+        try await withThrowingTaskGroup(of: Void.self) { group in
             for service in engine.backgroundServices { group.addTask { try await service.run() } }
             defer { group.cancelAll() }
-            let result = try await body(Slices(engine: engine, location: location, inFlight: inFlight))
+            try await body(Slices(engine: engine, location: location, inFlight: inFlight))
             group.cancelAll()
             try await group.waitForAll()
-            return result
         }
     }
 

@@ -287,8 +287,9 @@ struct Benchmark: AsyncParsableCommand {
                     Data(#"{"id":"\#(slot)","command":"accounts.create","idempotency_key":"bench-\#(run)-account-\#(sequence)","token":"\#(accessToken)","args":{"name":"a\#(sequence)","currency":"USD","starting_balance":"10.00"}}"#.utf8)
                 })
                 if let bareLoop {
-                    let outcome = try await bareLoop.measure(warmup: warm, measured: slice)
-                    if bare == nil { bare = outcome } else { bare!.merge(outcome) }
+                    var measured = bare ?? PipelinedLoad.Outcome()
+                    measured.merge(try await bareLoop.measure(warmup: warm, measured: slice))
+                    bare = measured
                 }
             }
         }
