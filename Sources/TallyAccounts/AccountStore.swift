@@ -18,6 +18,19 @@ public struct AccountStore: ServiceData {
         } ?? key
     }
 
+    /// The owner's keyed change of the one account `args` names, by `id`, its only member (as
+    /// `accounts.delete` and `accounts.set_default` take it), found in the change's own transaction.
+    func changeAccount<Result: Encodable & Sendable>(
+        _ context: RequestContext, _ args: Arguments, owner: String, _ body: (inout Change, inout AccountRecord) throws -> Result
+    ) throws -> StoredResult {
+        try args.allowOnly(["id"])
+        let id = try args.id("id", of: "one of your accounts")
+        return try change(context, args, owner: owner) { change in
+            var account = try AccountRecord.find(change.session, owner: owner, id: id)
+            return try body(&change, &account)
+        }
+    }
+
     /// The `invalid_argument` for a blank name or starting balance: the word list's message in the
     /// request's language, naming the field.
     func emptyNameOrBalance(field: String, locale: String?) throws -> TallyError {

@@ -5,11 +5,7 @@ import TallyStorage
 /// default account leaves the owner without one; no other account is promoted.
 enum DeleteCommand {
     static func run(_ args: Arguments, _ caller: Caller, _ context: RequestContext, _ store: AccountStore) throws -> StoredResult {
-        let owner = caller.userID
-        try args.allowOnly(["id"])
-        let id = try args.id("id", of: "one of your accounts")
-        return try store.change(context, args, owner: owner) { change in
-            let account = try AccountRecord.find(change.session, owner: owner, id: id)
+        try store.changeAccount(context, args, owner: caller.userID) { change, account in
             try account.delete(change.session)
             let result = try account.result()
             change.record(AccountEvent.accountDeleted(result))
