@@ -53,6 +53,15 @@ extension ShoppingStore {
             return try body(&change, &target)
         }
     }
+
+    /// The owner's keyed change of the item `args` names by `list_id` and `item_id`, its only
+    /// members (as `shopping.remove_item` and `shopping.mark_unpurchased` take it).
+    func changeItem(
+        _ context: RequestContext, _ args: Arguments, owner: String, _ body: (inout Change, inout ItemTarget) throws -> ItemChange
+    ) throws -> StoredResult {
+        try args.allowOnly(["list_id", "item_id"])
+        return try changeItem(context, args, owner: owner, try ItemTarget.ids(args), body)
+    }
 }
 
 /// Which of an item's fields differ between two versions of it, by their wire names.

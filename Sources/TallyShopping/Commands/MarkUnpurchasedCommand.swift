@@ -6,10 +6,7 @@ import TallyStorage
 /// not purchased is left as it is.
 enum MarkUnpurchasedCommand {
     static func run(_ args: Arguments, _ caller: Caller, _ context: RequestContext, _ store: ShoppingStore) throws -> StoredResult {
-        let owner = caller.userID
-        try args.allowOnly(["list_id", "item_id"])
-        let ids = try ItemTarget.ids(args)
-        return try store.changeItem(context, args, owner: owner, ids) { change, target in
+        try store.changeItem(context, args, owner: caller.userID) { change, target in
             try target.refuseTemplate("shopping.mark_unpurchased")
             let original = target.item
             target.item.purchased = false

@@ -4,10 +4,7 @@ import TallyStorage
 /// `shopping.remove_item`: takes an item off its list and returns it as it was.
 enum RemoveItemCommand {
     static func run(_ args: Arguments, _ caller: Caller, _ context: RequestContext, _ store: ShoppingStore) throws -> StoredResult {
-        let owner = caller.userID
-        try args.allowOnly(["list_id", "item_id"])
-        let ids = try ItemTarget.ids(args)
-        return try store.changeItem(context, args, owner: owner, ids) { change, target in
+        try store.changeItem(context, args, owner: caller.userID) { change, target in
             try target.item.delete(change.session, from: &target.list)
             target.list.touch(&change)
             change.record(ShoppingEvent.itemRemoved(target.event()))
