@@ -51,8 +51,7 @@ enum CreateListCommand {
                 owner: owner, listID: list.id, kind: kind, name: name, currency: currency.code,
                 fromTemplate: fromTemplate, itemCount: items.count)))
             if let carried {
-                change.record(ShoppingEvent.itemsCarriedOver(.init(
-                    owner: owner, listID: list.id, fromListID: carried.fromListID, items: carried.items)))
+                change.record(ShoppingEvent.itemsCarriedOver(.init(owner: owner, listID: list.id, carried: carried)))
             }
             return ListDetail(
                 summary: try ListSummary(list), items: items.map { $0.result(currency) }, hiddenItems: 0,

@@ -29,9 +29,7 @@ enum SetPreferencesCommand {
             if !changed.isEmpty {
                 preferences.updatedAt = change.now
                 try preferences.save(change.session)
-                change.record(ShoppingEvent.preferencesChanged(.init(
-                    owner: owner, shoppingMemory: preferences.shoppingMemory, priceComparison: preferences.priceComparison,
-                    autoRemovePurchased: preferences.autoRemovePurchased, changed: changed)))
+                change.record(ShoppingEvent.preferencesChanged(.init(preferences: preferences.result, changed: changed)))
             }
             return preferences.result
         }

@@ -1,3 +1,4 @@
+import TallyProtocol
 import TallyStorage
 
 /// The domain events of the shopping service: each change records one or more of them, in its
@@ -105,22 +106,21 @@ enum ShoppingEvent: ServiceEvent {
         var subject: String? { "\(owner)/\(listID)" }
     }
 
+    /// What shopping memory carried into the new list, as `shopping.create_list` answers it.
     struct ItemsCarriedOver: EventPayload {
         let owner: String
         let listID: Int64
-        let fromListID: Int64
-        let items: [CarriedOver.Item]
+        @Inlined var carried: CarriedOver
 
         var subject: String? { "\(owner)/\(listID)" }
     }
 
+    /// The owner's switches after the change, as `shopping.set_preferences` answers them, and
+    /// which of them it changed.
     struct PreferencesChanged: EventPayload {
-        let owner: String
-        let shoppingMemory: Bool
-        let priceComparison: Bool
-        let autoRemovePurchased: Bool
+        @Inlined var preferences: PreferencesResult
         let changed: [String]
 
-        var subject: String? { "\(owner)/preferences" }
+        var subject: String? { "\(preferences.owner)/preferences" }
     }
 }
