@@ -34,6 +34,13 @@ public struct Arguments: Sendable {
         }
     }
 
+    /// For a command that changes any of some fields (`accounts.update`): refuses a request that
+    /// gives none of them, since `command` would have nothing to `verb`.
+    public func requireAny(of fields: [String], for command: String, to verb: String = "change") throws(TallyError) {
+        guard !fields.contains(where: has) else { return }
+        throw .invalidArgument("\(command) needs at least one of \(fields.joined(separator: ", ")) to \(verb)", field: path)
+    }
+
     private func present(_ key: String) -> JSONValue? {
         guard let value = values[key], value != .null else { return nil }
         return value

@@ -11,10 +11,7 @@ enum UpdateCommand {
         let owner = caller.userID
         try args.allowOnly(Set(changeable + ["id"]))
         let id = try args.id("id", of: "one of your accounts")
-        guard changeable.contains(where: args.has) else {
-            throw TallyError.invalidArgument(
-                "accounts.update needs at least one of \(changeable.joined(separator: ", ")) to change", field: "args")
-        }
+        try args.requireAny(of: changeable, for: "accounts.update")
         var name: AccountName?
         if args.has("name") {
             guard let read = try AccountName.read(args) else {

@@ -9,10 +9,7 @@ enum SetPreferencesCommand {
     static func run(_ args: Arguments, _ caller: Caller, _ context: RequestContext, _ store: ShoppingStore) throws -> StoredResult {
         let owner = caller.userID
         try args.allowOnly(Set(switches))
-        guard switches.contains(where: args.has) else {
-            throw TallyError.invalidArgument(
-                "shopping.set_preferences needs at least one of \(switches.joined(separator: ", ")) to set", field: "args")
-        }
+        try args.requireAny(of: switches, for: "shopping.set_preferences", to: "set")
         let memory = try args.optionalBool("shopping_memory")
         let comparison = try args.optionalBool("price_comparison")
         let autoRemove = try args.optionalBool("auto_remove_purchased")

@@ -10,10 +10,7 @@ enum UpdateItemCommand {
         let owner = caller.userID
         try args.allowOnly(Set(changeable + ["list_id", "item_id"]))
         let ids = try ItemTarget.ids(args)
-        guard changeable.contains(where: args.has) else {
-            throw TallyError.invalidArgument(
-                "shopping.update_item needs at least one of \(changeable.joined(separator: ", ")) to change", field: "args")
-        }
+        try args.requireAny(of: changeable, for: "shopping.update_item")
         let name = try args.optionalText("name", longest: ItemName.longest, what: "an item name such as \"Milk\"")
         let clearsUnit = try args.optionalString("unit") == ""
         let unit = clearsUnit ? nil : try args.optionalText("unit", longest: Unit.longest, what: "a unit such as \"kg\", or \"\" for none")

@@ -58,9 +58,7 @@ enum UpdateShiftCommand {
     static func run(_ args: Arguments, _ caller: Caller, _ context: RequestContext, _ store: RosterStore) throws -> StoredResult {
         try args.allowOnly(Set(changeable + ["shift_id"]))
         let shiftID = try args.id("shift_id", of: "a shift of one of your teams")
-        guard changeable.contains(where: args.has) else {
-            throw TallyError.invalidArgument("roster.update_shift needs at least one of \(changeable.joined(separator: ", ")) to change", field: "args")
-        }
+        try args.requireAny(of: changeable, for: "roster.update_shift")
         let position = try args.optionalText("position", longest: Shift.positionLength, what: "what the shift is, such as \"Cashier\"")
         let start = try args.optionalTime("start")
         let assignee = try args.optionalUserID("assignee")

@@ -33,9 +33,7 @@ enum UpdateTeamCommand {
     static func run(_ args: Arguments, _ caller: Caller, _ context: RequestContext, _ store: RosterStore) throws -> StoredResult {
         try args.allowOnly(Set(changeable + ["team_id"]))
         let teamID = try args.id("team_id", of: "one of your teams")
-        guard changeable.contains(where: args.has) else {
-            throw TallyError.invalidArgument("roster.update_team needs at least one of \(changeable.joined(separator: ", ")) to change", field: "args")
-        }
+        try args.requireAny(of: changeable, for: "roster.update_team")
         let name = try args.optionalText("name", longest: Team.nameLength, what: "the team's name")
         let zone = try args.optionalTimeZone("time_zone")
         let requiresApproval = try args.optionalBool("requires_approval")
