@@ -46,6 +46,20 @@ struct JSONKey: CodingKey {
     init?(intValue: Int) { self.init(index: intValue) }
 }
 
+extension Array where Element == any CodingKey {
+    /// The path from the top of an encoder's or decoder's tree of nodes down to `node`: each node
+    /// knows only its parent and the key it sits under, so the path is walked up and reversed.
+    init<Node: AnyObject>(pathTo node: Node, parent: (Node) -> Node?, key: (Node) -> (any CodingKey)?) {
+        var path: [any CodingKey] = []
+        var current: Node? = node
+        while let node = current {
+            if let key = key(node) { path.append(key) }
+            current = parent(node)
+        }
+        self = path.reversed()
+    }
+}
+
 /// The `Decoder` a value reads itself from: one node of a `JSONValue` tree.
 final class JSONValueDecoder: Decoder {
     let value: JSONValue
@@ -59,15 +73,7 @@ final class JSONValueDecoder: Decoder {
     }
 
     /// Computed on demand: decoding pays nothing for a path only errors read.
-    var codingPath: [CodingKey] {
-        var path: [CodingKey] = []
-        var decoder: JSONValueDecoder? = self
-        while let current = decoder {
-            if let key = current.key { path.append(key) }
-            decoder = current.parent
-        }
-        return path.reversed()
-    }
+    var codingPath: [CodingKey] { [CodingKey](pathTo: self, parent: { $0.parent }, key: { $0.key }) }
 
     var userInfo: [CodingUserInfoKey: Any] { [:] }
 

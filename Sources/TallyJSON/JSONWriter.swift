@@ -264,15 +264,7 @@ final class NodeEncoder: Encoder {
     }
 
     /// Computed on demand, so encoding pays nothing for a path nobody reads.
-    var codingPath: [CodingKey] {
-        var path: [CodingKey] = []
-        var encoder: NodeEncoder? = self
-        while let current = encoder {
-            if let key = current.key { path.append(key) }
-            encoder = current.parent
-        }
-        return path.reversed()
-    }
+    var codingPath: [CodingKey] { [CodingKey](pathTo: self, parent: { $0.parent }, key: { $0.key }) }
 
     var userInfo: [CodingUserInfoKey: Any] { [:] }
 
