@@ -351,35 +351,20 @@ private struct KeyedNodeContainer<Key: CodingKey>: KeyedEncodingContainerProtoco
     }
 }
 
-private struct UnkeyedNodeContainer: UnkeyedEncodingContainer {
+private struct UnkeyedNodeContainer: UnkeyedEncodingContainer, KeylessNodeContainer {
     let encoder: NodeEncoder
     let box: JSONNode.ArrayBox
 
     var codingPath: [CodingKey] { encoder.codingPath }
     var count: Int { box.elements.count }
 
-    private func add(_ node: JSONNode) { box.elements.append(node) }
+    var nextKey: CodingKey? { JSONKey(index: count) }
 
-    mutating func encodeNil() throws { add(.null) }
-    mutating func encode(_ value: Bool) throws { add(.bool(value)) }
-    mutating func encode(_ value: String) throws { add(.string(value)) }
-    mutating func encode(_ value: Int) throws { add(.integer(Int64(value))) }
-    mutating func encode(_ value: Int8) throws { add(.integer(Int64(value))) }
-    mutating func encode(_ value: Int16) throws { add(.integer(Int64(value))) }
-    mutating func encode(_ value: Int32) throws { add(.integer(Int64(value))) }
-    mutating func encode(_ value: Int64) throws { add(.integer(value)) }
-    mutating func encode(_ value: UInt) throws { add(.unsigned(UInt64(value))) }
-    mutating func encode(_ value: UInt8) throws { add(.unsigned(UInt64(value))) }
-    mutating func encode(_ value: UInt16) throws { add(.unsigned(UInt64(value))) }
-    mutating func encode(_ value: UInt32) throws { add(.unsigned(UInt64(value))) }
-    mutating func encode(_ value: UInt64) throws { add(.unsigned(value)) }
+    func add(_ node: JSONNode) { box.elements.append(node) }
+
+    // The standard library gives these two a default of its own, so each container names its own.
     mutating func encode(_ value: Int128) throws { add(.wide(String(value))) }
     mutating func encode(_ value: UInt128) throws { add(.wide(String(value))) }
-    mutating func encode(_ value: Double) throws { add(.raw(try JSONNode.number(value, parent: encoder, key: JSONKey(index: count)))) }
-    mutating func encode(_ value: Float) throws { add(.raw(try JSONNode.number(value, parent: encoder, key: JSONKey(index: count)))) }
-    mutating func encode<T: Encodable>(_ value: T) throws {
-        add(try JSONNode.make(value, parent: encoder, key: JSONKey(index: count)))
-    }
 
     mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type) -> KeyedEncodingContainer<NestedKey> {
         let nested = JSONNode.ObjectBox()
@@ -402,31 +387,45 @@ private struct UnkeyedNodeContainer: UnkeyedEncodingContainer {
     }
 }
 
-private struct SingleNodeContainer: SingleValueEncodingContainer {
+private struct SingleNodeContainer: SingleValueEncodingContainer, KeylessNodeContainer {
     let encoder: NodeEncoder
 
     var codingPath: [CodingKey] { encoder.codingPath }
+    var nextKey: CodingKey? { nil }
 
-    private func set(_ node: JSONNode) { encoder.node = node }
+    func add(_ node: JSONNode) { encoder.node = node }
 
-    mutating func encodeNil() throws { set(.null) }
-    mutating func encode(_ value: Bool) throws { set(.bool(value)) }
-    mutating func encode(_ value: String) throws { set(.string(value)) }
-    mutating func encode(_ value: Int) throws { set(.integer(Int64(value))) }
-    mutating func encode(_ value: Int8) throws { set(.integer(Int64(value))) }
-    mutating func encode(_ value: Int16) throws { set(.integer(Int64(value))) }
-    mutating func encode(_ value: Int32) throws { set(.integer(Int64(value))) }
-    mutating func encode(_ value: Int64) throws { set(.integer(value)) }
-    mutating func encode(_ value: UInt) throws { set(.unsigned(UInt64(value))) }
-    mutating func encode(_ value: UInt8) throws { set(.unsigned(UInt64(value))) }
-    mutating func encode(_ value: UInt16) throws { set(.unsigned(UInt64(value))) }
-    mutating func encode(_ value: UInt32) throws { set(.unsigned(UInt64(value))) }
-    mutating func encode(_ value: UInt64) throws { set(.unsigned(value)) }
-    mutating func encode(_ value: Int128) throws { set(.wide(String(value))) }
-    mutating func encode(_ value: UInt128) throws { set(.wide(String(value))) }
-    mutating func encode(_ value: Double) throws { set(.raw(try JSONNode.number(value, parent: encoder, key: nil))) }
-    mutating func encode(_ value: Float) throws { set(.raw(try JSONNode.number(value, parent: encoder, key: nil))) }
+    // The standard library gives these two a default of its own, so each container names its own.
+    mutating func encode(_ value: Int128) throws { add(.wide(String(value))) }
+    mutating func encode(_ value: UInt128) throws { add(.wide(String(value))) }
+}
+
+/// The containers whose values have no keys of their own (an array's elements, a single value)
+/// make each value's node alike: written once here, where each container says only where a node
+/// goes and which key an error at the next value names.
+private protocol KeylessNodeContainer {
+    var encoder: NodeEncoder { get }
+    var nextKey: CodingKey? { get }
+    func add(_ node: JSONNode)
+}
+
+extension KeylessNodeContainer {
+    mutating func encodeNil() throws { add(.null) }
+    mutating func encode(_ value: Bool) throws { add(.bool(value)) }
+    mutating func encode(_ value: String) throws { add(.string(value)) }
+    mutating func encode(_ value: Int) throws { add(.integer(Int64(value))) }
+    mutating func encode(_ value: Int8) throws { add(.integer(Int64(value))) }
+    mutating func encode(_ value: Int16) throws { add(.integer(Int64(value))) }
+    mutating func encode(_ value: Int32) throws { add(.integer(Int64(value))) }
+    mutating func encode(_ value: Int64) throws { add(.integer(value)) }
+    mutating func encode(_ value: UInt) throws { add(.unsigned(UInt64(value))) }
+    mutating func encode(_ value: UInt8) throws { add(.unsigned(UInt64(value))) }
+    mutating func encode(_ value: UInt16) throws { add(.unsigned(UInt64(value))) }
+    mutating func encode(_ value: UInt32) throws { add(.unsigned(UInt64(value))) }
+    mutating func encode(_ value: UInt64) throws { add(.unsigned(value)) }
+    mutating func encode(_ value: Double) throws { add(.raw(try JSONNode.number(value, parent: encoder, key: nextKey))) }
+    mutating func encode(_ value: Float) throws { add(.raw(try JSONNode.number(value, parent: encoder, key: nextKey))) }
     mutating func encode<T: Encodable>(_ value: T) throws {
-        set(try JSONNode.make(value, parent: encoder, key: nil))
+        add(try JSONNode.make(value, parent: encoder, key: nextKey))
     }
 }
