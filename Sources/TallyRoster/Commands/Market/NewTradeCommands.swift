@@ -10,11 +10,7 @@ enum OfferCommand {
                 throw TallyError(
                     .failedPrecondition, "\(occurrence.label) is open: nobody works it to offer it. Volunteer for it with roster.volunteer")
             }
-            guard worker == new.subject.userID else {
-                throw TallyError(
-                    .permissionDenied,
-                    "only the one who works \(occurrence.label) (\(new.people.name(worker))) may offer it, or a manager for them")
-            }
+            try new.subject.mustBe(worker, "the one who works \(occurrence.label)", to: "offer it", people: new.people)
             return try TradeTransitions.create(
                 .offer, team: new.team, occurrence: occurrence, other: nil, from: worker, to: nil, note: new.note, by: new.caller,
                 &change, people: new.people)
@@ -52,11 +48,7 @@ enum ProposeSwapCommand {
             let mine = new.occurrence
             let theirs = try MarketOccurrence.upcoming(
                 session, shift: otherShift, team: new.team, date: otherDate, now: change.now, to: "swapped", field: args.field("with_date"))
-            guard mine.assignee == new.subject.userID else {
-                throw TallyError(
-                    .permissionDenied,
-                    "only the one who works \(mine.label) (\(mine.assignee.map(new.people.name) ?? "nobody")) may swap it, or a manager for them")
-            }
+            try new.subject.mustBe(mine.assignee, "the one who works \(mine.label)", to: "swap it", people: new.people)
             guard let colleague = theirs.assignee, colleague != new.subject.userID else {
                 let why = theirs.assignee == nil ? "is open: volunteer for it instead" : "is yours already"
                 throw TallyError(.failedPrecondition, "\(theirs.label) \(why)", field: args.field("with_shift_id"))

@@ -37,11 +37,7 @@ enum UndoTakeCommand {
 enum AcceptSwapCommand {
     static func run(_ args: Arguments, _ caller: Caller, _ context: RequestContext, _ store: RosterStore) throws -> StoredResult {
         try TradeCommand.run(.accept, args, caller, context, store, to: "accept a swap") { trade, access, subject, change, people in
-            guard trade.toUserID == subject.userID else {
-                throw TallyError(
-                    .permissionDenied,
-                    "only the colleague asked to swap (\(trade.toUserID.map(people.name) ?? "nobody")) may accept trade \(trade.id), or a manager for them")
-            }
+            try subject.mustBe(trade.toUserID, "the colleague asked to swap", to: "accept trade \(trade.id)", people: people)
             return try TradeTransitions.apply(.accept, to: trade, team: access.team, by: access.caller.userID, &change, people: people)
         }
     }
@@ -51,11 +47,8 @@ enum AcceptSwapCommand {
 enum WithdrawCommand {
     static func run(_ args: Arguments, _ caller: Caller, _ context: RequestContext, _ store: RosterStore) throws -> StoredResult {
         try TradeCommand.run(.withdraw, args, caller, context, store, to: "withdraw a trade") { trade, access, subject, change, people in
-            guard trade.initiator == subject.userID else {
-                throw TallyError(
-                    .permissionDenied,
-                    "only the one who started trade \(trade.id) (\(trade.initiator.map(people.name) ?? "nobody")) may withdraw it, or a manager for them; managers decline instead")
-            }
+            try subject.mustBe(
+                trade.initiator, "the one who started trade \(trade.id)", to: "withdraw it", people: people, instead: "; managers decline instead")
             return try TradeTransitions.apply(.withdraw, to: trade, team: access.team, by: access.caller.userID, &change, people: people)
         }
     }

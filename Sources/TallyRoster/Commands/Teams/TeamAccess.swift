@@ -56,3 +56,14 @@ struct TeamAccess: Sendable {
         return member
     }
 }
+
+extension Member {
+    /// Refuses unless this member, the one a command acts for (`TeamAccess.subject`), is
+    /// `holder`, `who` the action belongs to: anyone else, a manager included, may `what` only
+    /// for them. `instead` ends the message where there is another way.
+    func mustBe(_ holder: String?, _ who: String, to what: String, people: PeopleDirectory, instead: String = "") throws(TallyError) {
+        guard holder != userID else { return }
+        throw TallyError(
+            .permissionDenied, "only \(who) (\(holder.map(people.name) ?? "nobody")) may \(what), or a manager for them\(instead)")
+    }
+}

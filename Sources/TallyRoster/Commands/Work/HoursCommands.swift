@@ -21,11 +21,7 @@ enum RecordHoursCommand {
             let worker = try access.subject(args, session, to: "record hours")
             let people = try Member.names(session, teamIDs: [team.id])
             let occurrence = try ScheduleReader.occurrence(session, shift: shift, team: team, date: date, field: args.field("date"))
-            guard occurrence.assignee == worker.userID else {
-                throw TallyError(
-                    .permissionDenied,
-                    "only the one who works \(occurrence.label) (\(occurrence.assignee.map(people.name) ?? "nobody")) may record hours on it, or a manager for them")
-            }
+            try worker.mustBe(occurrence.assignee, "the one who works \(occurrence.label)", to: "record hours on it", people: people)
             guard occurrence.slot.startsAt <= change.now else {
                 throw TallyError(
                     .failedPrecondition,
