@@ -2,13 +2,19 @@ import TallyProtocol
 
 /// The roster's kinds of argument, read with the field named in every error.
 extension Arguments {
+    /// The string at `key` as `read` makes it a roster value; nil when absent. A string `read`
+    /// refuses is an error saying what the value `mustBe`.
+    fileprivate func optional<Value>(
+        _ key: String, _ read: (String) -> Value?, mustBe: (String) -> String
+    ) throws(TallyError) -> Value? {
+        guard let text = try optionalString(key) else { return nil }
+        guard let value = read(text) else { throw .invalidArgument("\(key) must be \(mustBe(text))", field: field(key)) }
+        return value
+    }
+
     /// A user id as the identity service gives them out: 1 to 128 bytes.
     func optionalUserID(_ key: String) throws(TallyError) -> String? {
-        guard let id = try optionalString(key) else { return nil }
-        guard !id.isEmpty, id.utf8.count <= 128 else {
-            throw .invalidArgument("\(key) must be a user id of 1 to 128 bytes", field: field(key))
-        }
-        return id
+        try optional(key, { !$0.isEmpty && $0.utf8.count <= 128 ? $0 : nil }) { _ in "a user id of 1 to 128 bytes" }
     }
 
     func userID(_ key: String) throws(TallyError) -> String {
@@ -20,13 +26,9 @@ extension Arguments {
 
     /// A date of the team's calendar, `YYYY-MM-DD`.
     func optionalDate(_ key: String) throws(TallyError) -> LocalDate? {
-        guard let text = try optionalString(key) else { return nil }
-        guard let date = LocalDate(text) else {
-            throw .invalidArgument(
-                "\(key) must be a date written YYYY-MM-DD, such as \"2030-03-30\", from year \(LocalDate.years.lowerBound) to \(LocalDate.years.upperBound)",
-                field: field(key))
+        try optional(key, LocalDate.init(_:)) { _ in
+            "a date written YYYY-MM-DD, such as \"2030-03-30\", from year \(LocalDate.years.lowerBound) to \(LocalDate.years.upperBound)"
         }
-        return date
     }
 
     func date(_ key: String) throws(TallyError) -> LocalDate {
@@ -38,28 +40,15 @@ extension Arguments {
 
     /// A wall-clock time, `HH:MM` on a 24-hour clock.
     func optionalTime(_ key: String) throws(TallyError) -> TimeOfDay? {
-        guard let text = try optionalString(key) else { return nil }
-        guard let time = TimeOfDay(text) else {
-            throw .invalidArgument("\(key) must be a time written HH:MM on a 24-hour clock, such as \"09:00\" or \"17:30\"", field: field(key))
-        }
-        return time
+        try optional(key, TimeOfDay.init(_:)) { _ in "a time written HH:MM on a 24-hour clock, such as \"09:00\" or \"17:30\"" }
     }
 
     func optionalWeekday(_ key: String) throws(TallyError) -> Weekday? {
-        guard let text = try optionalString(key) else { return nil }
-        guard let day = Weekday(name: text) else {
-            throw .invalidArgument(
-                "\(key) must be a day of the week in lower case: \(Weekday.allCases.map(\.name).joined(separator: ", "))", field: field(key))
-        }
-        return day
+        try optional(key, Weekday.init(name:)) { _ in "a day of the week in lower case: \(Weekday.allCases.map(\.name).joined(separator: ", "))" }
     }
 
     func optionalRole(_ key: String) throws(TallyError) -> Role? {
-        guard let text = try optionalString(key) else { return nil }
-        guard let role = Role(rawValue: text) else {
-            throw .invalidArgument("\(key) must be \"manager\" or \"employee\"", field: field(key))
-        }
-        return role
+        try optional(key, Role.init(rawValue:)) { _ in "\"manager\" or \"employee\"" }
     }
 
     /// `from` and `to`, both days included, at most `longest` days.
@@ -94,12 +83,8 @@ extension Arguments {
 extension Arguments {
     /// An IANA time zone name, such as `Europe/Amsterdam`.
     func optionalTimeZone(_ key: String) throws(TallyError) -> TeamTimeZone? {
-        guard let text = try optionalString(key) else { return nil }
-        guard let zone = TeamTimeZone(identifier: text) else {
-            throw .invalidArgument(
-                "\(key) must be an IANA time zone name as the tz database spells it, such as \"Europe/Amsterdam\", \"America/New_York\" or \"UTC\"; \"\(text)\" is not one",
-                field: field(key))
+        try optional(key, TeamTimeZone.init(identifier:)) { text in
+            "an IANA time zone name as the tz database spells it, such as \"Europe/Amsterdam\", \"America/New_York\" or \"UTC\"; \"\(text)\" is not one"
         }
-        return zone
     }
 }
