@@ -48,7 +48,13 @@ enum ShoppingEvent: ServiceEvent {
         }
     }
 
-    struct ListCreated: EventPayload {
+    /// An event about one of the owner's lists, whose subject is `<owner>/<list id>`.
+    protocol ListEventPayload: EventPayload {
+        var owner: String { get }
+        var listID: Int64 { get }
+    }
+
+    struct ListCreated: ListEventPayload {
         let owner: String
         let listID: Int64
         let kind: ListKind
@@ -57,41 +63,33 @@ enum ShoppingEvent: ServiceEvent {
         let fromTemplate: Int64?
         /// Items the list started with: copied from the template and carried over.
         let itemCount: Int
-
-        var subject: String? { "\(owner)/\(listID)" }
     }
 
-    struct ListRenamed: EventPayload {
+    struct ListRenamed: ListEventPayload {
         let owner: String
         let listID: Int64
         let name: String
         let previousName: String
-
-        var subject: String? { "\(owner)/\(listID)" }
     }
 
-    struct ListDeleted: EventPayload {
+    struct ListDeleted: ListEventPayload {
         let owner: String
         let listID: Int64
         let kind: ListKind
         let name: String
-
-        var subject: String? { "\(owner)/\(listID)" }
     }
 
     /// An item event: the item as it is after the change (as it was, for a removal), in the
     /// list's currency, and for updates which fields changed.
-    struct ItemEvent: EventPayload {
+    struct ItemEvent: ListEventPayload {
         let owner: String
         let listID: Int64
         let currency: String
         let item: ItemResult
         var changed: [String]?
-
-        var subject: String? { "\(owner)/\(listID)" }
     }
 
-    struct PriceChanged: EventPayload {
+    struct PriceChanged: ListEventPayload {
         let owner: String
         let listID: Int64
         let itemID: Int64
@@ -102,17 +100,13 @@ enum ShoppingEvent: ServiceEvent {
         let previousListID: Int64
         /// `higher` or `lower`.
         let direction: String
-
-        var subject: String? { "\(owner)/\(listID)" }
     }
 
     /// What shopping memory carried into the new list, as `shopping.create_list` answers it.
-    struct ItemsCarriedOver: EventPayload {
+    struct ItemsCarriedOver: ListEventPayload {
         let owner: String
         let listID: Int64
         @Inlined var carried: CarriedOver
-
-        var subject: String? { "\(owner)/\(listID)" }
     }
 
     /// The owner's switches after the change, as `shopping.set_preferences` answers them, and
@@ -123,4 +117,8 @@ enum ShoppingEvent: ServiceEvent {
 
         var subject: String? { "\(preferences.owner)/preferences" }
     }
+}
+
+extension ShoppingEvent.ListEventPayload {
+    var subject: String? { "\(owner)/\(listID)" }
 }
