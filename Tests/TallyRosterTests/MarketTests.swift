@@ -210,8 +210,10 @@ import Testing
         #expect(proposed["with_shift"]?["position"] == "Bar")
         #expect(proposed["to"]?["user_id"] == "u-cleo")
         let trade = try #require(proposed["id"]?.intValue)
-        // Only the colleague asked may accept; eve may not.
-        #expect(harness.error("roster.accept_swap", ["trade_id": .integer(trade)], as: eve)?.code == .permissionDenied)
+        // Only the colleague asked may accept; eve may not, and is told who may.
+        let notAsked = harness.error("roster.accept_swap", ["trade_id": .integer(trade)], as: eve)
+        #expect(notAsked?.code == .permissionDenied)
+        #expect(notAsked?.message == "only the colleague asked to swap (cleo) may accept trade \(trade), or a manager for them")
         #expect(try harness.trade(trade, "roster.accept_swap", as: cleo)["state"] == "awaiting_approval")
         #expect(try harness.trade(trade, "roster.approve", as: ann)["state"] == "approved")
         #expect(try harness.worker(team, shift: mine, on: saturday) == "u-cleo")

@@ -53,7 +53,9 @@ import Testing
         let event = try #require(try harness.events().first)
         #expect(event.subject == "ann/preferences")
         #expect(event.data == ["owner": "ann", "shopping_memory": true, "price_comparison": false, "auto_remove_purchased": true, "changed": ["price_comparison"]])
-        #expect(harness.error("shopping.set_preferences", [:])?.field == "args")
+        let nothing = harness.error("shopping.set_preferences", [:])
+        #expect(nothing?.field == "args")
+        #expect(nothing?.message == "shopping.set_preferences needs at least one of auto_remove_purchased, price_comparison, shopping_memory to set")
         #expect(harness.error("shopping.set_preferences", ["shopping_memory": "off"])?.field == "args.shopping_memory")
         #expect(harness.error("shopping.set_preferences", ["dark_mode": true])?.field == "args.dark_mode")
     }
