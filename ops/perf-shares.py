@@ -39,12 +39,15 @@ KERNEL_GROUPS = [
 def samples(path):
     """Yields (comm, pid, tid, [(symbol, dso), ...] innermost first) from a perf.data file or
     from `perf script -F comm,pid,tid,ip,sym,dso` output saved before."""
-    if open(path, "rb").read(8).startswith(b"PERFILE"):
+    with open(path, "rb") as file:
+        recorded = file.read(7) == b"PERFILE"
+    if recorded:
         text = subprocess.run(
             ["perf", "script", "-i", path, "-F", "comm,pid,tid,ip,sym,dso"],
             capture_output=True, text=True, errors="replace", check=True).stdout.splitlines()
     else:
-        text = open(path, errors="replace").read().splitlines()
+        with open(path, errors="replace") as file:
+            text = file.read().splitlines()
     current = None
     for line in text + [""]:
         if not line.strip():
