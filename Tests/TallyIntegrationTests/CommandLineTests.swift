@@ -232,22 +232,9 @@ private func nineFreePorts() throws -> Int {
     for _ in 0..<50 {
         let base = try freeLoopbackPort()
         guard base + 8 <= 65535 else { continue }
-        if (1...8).allSatisfy({ isFree(base + $0) }) { return base }
+        if (1...8).allSatisfy({ isFreeLoopbackPort(base + $0) }) { return base }
     }
     throw POSIXError(.EADDRINUSE)
-}
-
-private func isFree(_ port: Int) -> Bool {
-    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    guard fd >= 0 else { return false }
-    defer { close(fd) }
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_addr.s_addr = inet_addr("127.0.0.1")
-    address.sin_port = UInt16(port).bigEndian
-    return withUnsafePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
-    }
 }
 
 private func scrape(_ path: String, port: Int) async throws -> HTTPProbe.Response {
