@@ -29,16 +29,7 @@ public func freeLoopbackPort() throws -> Int {
 
 /// Whether a loopback TCP socket can bind `port` now (it is released again at once).
 public func isFreeLoopbackPort(_ port: Int) -> Bool {
-    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    guard fd >= 0 else { return false }
-    defer { close(fd) }
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_addr.s_addr = inet_addr("127.0.0.1")
-    address.sin_port = UInt16(port).bigEndian
-    return withUnsafePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
-    }
+    (try? LoopbackListener(port: port, listening: false)) != nil
 }
 
 /// The ports `freeLoopbackPort` has handed out in this process.
@@ -52,21 +43,21 @@ private func ephemeralPortRangeStart() -> Int {
     return first
 }
 
-/// A TCP socket bound to a loopback port of the kernel's choosing, held until this is released:
-/// a port no server can bind meanwhile. Listening, it accepts connections and never says a word,
+/// A TCP socket bound to a loopback port (`port`, or one of the kernel's choosing), held until
+/// this is released: a port no server can bind meanwhile. Listening, it accepts connections and never says a word,
 /// as a host that is up but not serving does; not listening, it refuses them, as a host with
 /// nothing on that port does (and, unlike `freeLoopbackPort`, no other test can take the port).
 public final class LoopbackListener: Sendable {
     public let port: Int
     private let fd: Int32
 
-    public init(listening: Bool = true) throws {
+    public init(port: Int = 0, listening: Bool = true) throws {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
+        address.sin_port = UInt16(port).bigEndian
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
         let bound = withUnsafeMutablePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer -> Bool in
@@ -78,7 +69,7 @@ public final class LoopbackListener: Sendable {
             throw POSIXError(.EADDRNOTAVAIL)
         }
         self.fd = fd
-        port = Int(UInt16(bigEndian: address.sin_port))
+        self.port = Int(UInt16(bigEndian: address.sin_port))
     }
 
     /// `tcp://127.0.0.1:<port>`.
