@@ -40,7 +40,7 @@ struct Benchmark: AsyncParsableCommand {
 
     @Option(
         help:
-            "MDP worker threads of the local calc worker process (tally up starts one per core). The shopping and accounts workers run their service's default (one thread on SQLite), or TALLY_WORKER_CONCURRENCY's."
+            "MDP worker threads of the local calc worker process (tally up starts one per core). The shopping and accounts workers run their service's default (one thread), or TALLY_WORKER_CONCURRENCY's."
     )
     var concurrency: Int = ProcessInfo.processInfo.activeProcessorCount
 

@@ -7,7 +7,7 @@ import TallyProtocol
 struct WorkerThreadOptions: ParsableArguments {
     @Option(
         help: EnvironmentDefaults.concurrency.help(
-            "MDP workers (threads) in each worker process (default: one per core; one for accounts, shopping and roster on SQLite, whose writes take turns anyway)."
+            "MDP workers (threads) in each worker process (default: one per core; one for accounts, shopping and roster, whose writes take turns anyway)."
         ))
     var concurrency: Int?
 

@@ -24,8 +24,6 @@ import TallyStorage
 ///   connection and waits on that thread for postgres-nio's futures (see `BlockingWait`).
 public final class PostgresEngine: StorageEngine {
     public let dialect = SQLDialect.postgres
-    /// Writers of different connections run at once (SERIALIZABLE, retried on conflict).
-    public let writesOneAtATime = false
     public let configuration: PostgresConfiguration
     /// The URL as given without its password, and the schema when there is one.
     public var location: String { configuration.redacted + (configuration.schema.map { " (schema \($0))" } ?? "") }

@@ -121,7 +121,8 @@ public protocol ServiceHandler: Sendable {
     /// The store whose changes a worker thread commits together when several arrive at once (see
     /// `ServiceStore.commitTogether`), or nil (the default) to run each change on its own. A
     /// service opts in when its changes are short database work: while one thread's changes run,
-    /// the store's other writers wait (a password hash would hold them all up).
+    /// the store's other writers wait (a password hash would hold them all up). Such a service
+    /// runs one thread per gateway unless told otherwise (`defaultConcurrency`).
     var sharedTransactionStore: ServiceStore? { get }
     /// The service's own word on who callers are now (identity's sessions and roles), asked for
     /// commands registered with `CallerAccess.confirmed`; nil (the default) for a service that has
@@ -139,16 +140,18 @@ extension ServiceHandler {
     public var backgroundServices: [any Service] { [] }
 
     /// MDP workers (threads) per gateway when the operator does not say (`--concurrency`): one
-    /// per core, except for a service whose changes share transactions on a database that runs
-    /// one write at a time (SQLite), which gets one. There a second thread's changes only take
-    /// turns with the first's for the write lock, and each thread's batch costs a transaction and
-    /// a sync of its own: one thread takes the process's requests at once (up to `capacity`) and
-    /// commits them together, which took a sixth to a quarter off the CPU of a keyed write
-    /// (docs/performance.md, December 2, 2026). Reads then share that thread too; a read-heavy
-    /// deployment sets `--concurrency`.
+    /// per core, except for a service whose changes share transactions, which gets one. A
+    /// process's write transactions commit one at a time on every engine (its commit order; on
+    /// PostgreSQL the commit returns once its log is flushed, and the event counter's row stays
+    /// locked until then), so a second thread's changes only take turns with the first's, and
+    /// each thread's batch costs a transaction and a sync of its own: one thread takes the
+    /// process's requests at once (up to `capacity`) and commits them together. That took a sixth
+    /// to a quarter off the CPU of a keyed write on SQLite (docs/performance.md, December 2, 2026)
+    /// and a seventh on PostgreSQL, with a tenth more writes a second and the p99 from about
+    /// 200 ms to 30 (December 6). Reads then share that thread too; a read-heavy deployment sets
+    /// `--concurrency`.
     public var defaultConcurrency: Int {
-        if let store = sharedTransactionStore, store.engine.writesOneAtATime { return 1 }
-        return ProcessInfo.processInfo.activeProcessorCount
+        sharedTransactionStore == nil ? ProcessInfo.processInfo.activeProcessorCount : 1
     }
 }
 

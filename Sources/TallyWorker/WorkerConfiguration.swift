@@ -9,8 +9,7 @@ public struct WorkerConfiguration: Sendable {
     public var backendEndpoints: [String]
     /// Worker threads in this process per gateway, each its own MDP worker with its own socket,
     /// running its requests itself; nil for the service's default (`ServiceHandler.
-    /// defaultConcurrency`: one per core, or one for a service whose changes share transactions
-    /// on SQLite).
+    /// defaultConcurrency`: one per core, or one for a service whose changes share transactions).
     public var concurrency: Int?
     /// Requests each MDP worker takes at once (Tally's extension of 7/MDP's READY; 1 is plain
     /// 7/MDP). More keep its thread busy between round trips to the gateway; fewer keep a slow

@@ -127,13 +127,13 @@ import Glibc
             let reply = try await stack.client().call("calc.tip", ["amount": "84.00", "tip_percent": "18", "split": 3, "currency": "USD"])
             #expect(reply.result?["tip"] == "15.12")
             // Every service of the catalog starts, with one MDP worker per core (one for the
-            // services whose writes share transactions on SQLite), each log line prefixed with
-            // its name, padded to the longest.
+            // services whose writes share transactions), each log line prefixed with its name,
+            // padded to the longest.
             let cores = Int64(ProcessInfo.processInfo.activeProcessorCount)
             for service in ["calc", "accounts", "currency", "shopping", "roster", "identity", "alerts"] {
-                let writesOnSQLite = ["accounts", "shopping", "roster"].contains(service) && stack.databaseURL == nil
+                let sharesTransactions = ["accounts", "shopping", "roster"].contains(service)
                 let workers = try await stack.serviceStatus(service)?["workers"]?.intValue
-                #expect(workers == (writesOnSQLite ? 1 : cores), "\(service)")
+                #expect(workers == (sharesTransactions ? 1 : cores), "\(service)")
             }
             // The first run made a signing key pair and the notifier's service token, privately,
             // and the admin, whose password it printed once: enough to log in and manage roles.

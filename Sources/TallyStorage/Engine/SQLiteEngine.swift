@@ -23,7 +23,6 @@ import Darwin
 /// `-shm`, `-journal`) the database file's own mode; the lock files are created 0600 too.
 public final class SQLiteEngine: StorageEngine {
     public let dialect = SQLDialect.sqlite
-    public let writesOneAtATime = true
     public let path: String
     public let pool: DatabasePool
     public var location: String { "sqlite:\(path)" }

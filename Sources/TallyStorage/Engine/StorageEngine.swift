@@ -35,11 +35,6 @@ public protocol StorageEngine: Sendable {
     /// checkpointer): services for the process's group, put before the workers that use the
     /// engine so that they stop after them. None (the default) for an engine that needs none.
     var backgroundServices: [any Service] { get }
-
-    /// Whether the database runs one write transaction at a time whoever asks (SQLite: one
-    /// writer per file), so that a process's writers only take turns: a worker then serves its
-    /// changes best from one thread (`ServiceHandler.defaultConcurrency`).
-    var writesOneAtATime: Bool { get }
 }
 
 extension StorageEngine {
