@@ -17,6 +17,7 @@ enum MetricHelp {
         "tally_store_commit_duration_seconds": "Time one write transaction (a group-commit batch) took.",
         "tally_store_batch_size": "Changes per write transaction.",
         "tally_store_busy_total": "Transactions that failed because another writer held the database past the busy timeout.",
+        "tally_store_conflicts_total": "Transactions the database aborted for a conflict with another writer and that were run again.",
         "tally_events_published_total": "Domain events handed to the publisher after their commit.",
         "tally_events_pending": "Events committed and not yet handed to the publishing socket.",
         "tally_events_dropped_total":

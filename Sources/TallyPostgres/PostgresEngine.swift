@@ -17,7 +17,10 @@ import TallyStorage
 /// - Reads run on a snapshot: REPEATABLE READ READ ONLY.
 /// - The event outbox's sequence stays gap-free because each change takes its numbers with an
 ///   `UPDATE event_counter ... RETURNING` inside its transaction: the row is locked until the
-///   commit, and a transaction that rolls back gives its numbers back (see `EventOutbox`).
+///   commit, and a transaction that rolls back gives its numbers back (see `EventOutbox`). A
+///   service's write transactions take that table's lock before their first read
+///   (`EventOutbox.takeWritersTurn`), so the processes of a service queue for it instead of
+///   failing to serialize on it.
 /// - Migrations run under `pg_advisory_xact_lock`, READ COMMITTED so each statement sees what the
 ///   previous lock holder committed: many workers starting at once apply each step once.
 /// - The protocol is synchronous and called from Tally's own threads: each call borrows a pooled

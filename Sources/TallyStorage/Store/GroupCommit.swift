@@ -39,17 +39,22 @@ final class GroupCommit: Sendable {
     /// `tally_store_commit_duration_seconds` (one transaction, from its start to its commit),
     /// `tally_store_batch_size` (changes per transaction) and `tally_store_busy_total`
     /// (transactions that failed because the database stayed locked by another writer past the
-    /// busy timeout: a sign of a second process writing the same database).
+    /// busy timeout: a sign of a second process writing the same database) and
+    /// `tally_store_conflicts_total` (transactions the database aborted for a conflict with
+    /// another writer, which the engine ran again: PostgreSQL's serialization failures, which
+    /// writers that take their turn first should not meet).
     struct Instruments: Sendable {
         let commitDuration: Metrics.Timer
         let batchSize: Recorder
         let busy: Counter
+        let conflicts: Counter
 
         init(service: String) {
             let dimensions = [("service", service)]
             commitDuration = Metrics.Timer(label: "tally_store_commit_duration_seconds", dimensions: dimensions)
             batchSize = Recorder(label: "tally_store_batch_size", dimensions: dimensions, aggregate: true)
             busy = Counter(label: "tally_store_busy_total", dimensions: dimensions)
+            conflicts = Counter(label: "tally_store_conflicts_total", dimensions: dimensions)
         }
     }
 
@@ -152,8 +157,9 @@ final class GroupCommit: Sendable {
     /// which is correct but slow.)
     private let publishOrder = TurnOrder()
 
-    /// Runs `body` in a write transaction of `engine`, deadline-bound by the batch's most patient
-    /// change, and commits it; then, while the process's next transaction may already run, waits
+    /// Runs `body` in a write transaction of `engine`, as the service's one writer until it ends
+    /// (`EventOutbox.takeWritersTurn`), deadline-bound by the batch's most patient change, and
+    /// commits it; then, while the process's next transaction may already run, waits
     /// until the commit is on the disk (`StorageEngine.writeDeferringSync`) and runs `whenDurable`
     /// with what `body` returned, both in commit order. Returns only then: nothing of the commit is
     /// answered or published before the disk has it. Throws the transaction's error, or the sync's
@@ -163,7 +169,16 @@ final class GroupCommit: Sendable {
         _ body: (any SQLSession) throws -> T, whenDurable: (T) throws -> Void
     ) throws {
         let (committed, turn) = try commitOrder.withLock {
-            let committed = try StorageDeadline.$current.withValue(deadline) { try engine.writeDeferringSync(body) }
+            // An engine runs the body again after a conflict (`StorageEngine.write`).
+            var attempts = 0
+            let committed = try StorageDeadline.$current.withValue(deadline) {
+                try engine.writeDeferringSync { session in
+                    attempts += 1
+                    if attempts > 1 { metrics.conflicts.increment() }
+                    try EventOutbox.takeWritersTurn(session)
+                    return try body(session)
+                }
+            }
             return (committed, publishOrder.take())
         }
         try publishOrder.run(turn) {
