@@ -91,7 +91,8 @@ enum EventOutbox {
     /// pause (`PostgresEngine`), and two processes wrote less than one. `LOCK TABLE` takes no
     /// snapshot, so the transaction waits its turn first and reads what the one before committed;
     /// it goes out with the transaction's first statement (`fetchAhead`), so it costs no wait of
-    /// its own. Readers are not held up: the mode conflicts only with itself and with writes.
+    /// its own. Readers are not held up: the mode conflicts with itself, with writes of the table
+    /// and with its maintenance (VACUUM), never with reads.
     /// SQLite's write transactions begin IMMEDIATE, holding the file's one write lock already.
     static func takeWritersTurn(_ session: any SQLSession) throws {
         guard session.dialect == .postgres else { return }
