@@ -1,4 +1,5 @@
 import Foundation
+import Metrics
 import TallyClient
 import TallyProtocol
 import TallyStorage
@@ -20,6 +21,10 @@ import TallyStorage
 public final class NotifierStore: Sendable {
     public let engine: any StorageEngine
     private let rules: [any AlertRule]
+    /// `tally_store_conflicts_total{service="notifier"}`: write transactions the database aborted
+    /// for a conflict with another writer and the engine ran again, as a service's store counts
+    /// them (`GroupCommit`).
+    private let conflicts = Counter(label: "tally_store_conflicts_total", dimensions: [("service", "notifier")])
 
     /// Opens the notifier's data on `engine` and brings its schema up to date.
     public init(engine: any StorageEngine, rules: [any AlertRule] = AlertRules.all) throws {
@@ -56,7 +61,7 @@ public final class NotifierStore: Sendable {
     public func handle(_ events: [CloudEvent]) -> [Result<Outcome, any Error>] {
         let drafts = events.map { AlertRules.alerts(for: $0, rules: rules) }
         do {
-            return try engine.write { session in
+            return try write { session in
                 let now = Timestamp.now()
                 return zip(events, drafts).map { event, drafts -> Result<Outcome, any Error> in
                     do {
@@ -87,10 +92,10 @@ public final class NotifierStore: Sendable {
     /// it passes. The live case (the next event after the watermark, nothing seen beyond it) is
     /// one statement that stores nothing else.
     ///
-    /// Writing the progress row first holds its lock for the rest of the transaction, so
-    /// notifiers sharing a database handle one source's events one at a time; under PostgreSQL's
-    /// SERIALIZABLE the second of two handling the same event fails to serialize, the engine runs
-    /// the transaction again, and the retry finds it at or below the watermark.
+    /// Notifiers sharing a database write one at a time (`write`): the second of two handling the
+    /// same event waits for the first's commit and then finds it at or below the watermark.
+    /// Writing the progress row first still holds its lock for the rest of the transaction,
+    /// whatever engine runs it.
     ///
     /// An event with an `epoch` counts only in a row counting in that epoch; the row of a source
     /// whose progress counts in another throws `OtherEpoch` (a source's first event sets it).
@@ -181,7 +186,7 @@ public final class NotifierStore: Sendable {
     /// whose progress counted without one, as after an upgrade: its database's first epoch began
     /// after the events it had, which are the ones the notifier followed.
     public func switchEpoch(of source: String, to epoch: String, beganAfter: Int64) throws -> Int64 {
-        try engine.write { session in
+        try write { session in
             try session.execute("INSERT INTO source_progress (source) VALUES (\(source)) ON CONFLICT (source) DO NOTHING")
             // Writing first takes the row's lock: notifiers sharing the database switch it one at a time.
             guard let row = try session.fetchOne("""
@@ -221,7 +226,7 @@ public final class NotifierStore: Sendable {
     /// `alerts.status` shows how far behind the notifier is while it catches up, and after, if
     /// some of them cannot be handled. Never moves the number back.
     public func sourceHas(_ source: String, upTo sequence: Int64) throws {
-        try engine.write { session in
+        try write { session in
             try session.execute("INSERT INTO source_progress (source) VALUES (\(source)) ON CONFLICT (source) DO NOTHING")
             try session.execute("""
                 UPDATE source_progress SET last_seen_sequence = \(sequence)
@@ -254,6 +259,21 @@ public final class NotifierStore: Sendable {
 
     private static func lastAlertSequence(_ session: any SQLSession) throws -> Int64 {
         try session.fetchValue("SELECT last_sequence FROM alert_counter WHERE id = 1", as: Int64.self) ?? 0
+    }
+
+    /// Runs `body` in a write transaction of the engine that is the only notifier writer of the
+    /// database until it ends (`SQLSession.takeWritersTurn`), counting the times the engine ran
+    /// it again after a conflict. Notifiers sharing a database update the same rows (each event's
+    /// source progress, the alert counter), so they take turns anyway; taken before the first
+    /// read, the turn spares them failing to serialize and running again after a pause.
+    private func write<T>(_ body: (any SQLSession) throws -> T) throws -> T {
+        var attempts = 0
+        return try engine.write { session in
+            attempts += 1
+            if attempts > 1 { conflicts.increment() }
+            try session.takeWritersTurn(on: "source_progress")
+            return try body(session)
+        }
     }
 
     /// Alerts after `after`, oldest first, optionally of one kind and one owner; at most `limit`.

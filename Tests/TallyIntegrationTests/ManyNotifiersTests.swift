@@ -1,17 +1,24 @@
 import Foundation
+import TallyObservability
 import TallyProtocol
 import TallyTesting
 import Testing
 
 /// Two notifiers on one PostgreSQL database, every process real: a shopping worker publishes
 /// every event to both, each event's alert is stored once (the database de-duplicates, not
-/// either notifier), and a `tally watch` on either notifier shows every alert once.
+/// either notifier), and a `tally watch` on either notifier shows every alert once. The two take
+/// turns to write (`NotifierStore.write`), so the database aborts none of their transactions for
+/// a conflict.
 @Suite(.enabled(if: PostgresCluster.isInstalled, Comment(rawValue: PostgresCluster.whyUnavailable ?? "")))
 struct ManyNotifiersTests {
     @Test func twoNotifiersOnOneDatabaseStoreEachAlertOnceAndBothWatchesShowEveryAlert() async throws {
         try await TallyStack.with(TallyStack.Options(workers: ["identity": 1], database: .postgres)) { stack in
             let second = stack.notifierEndpoints("second")
-            let notifiers = [try await stack.startNotifier(), try await stack.startNotifier(endpoints: second)]
+            let metrics = try (0..<2).map { _ in try #require(HTTPAddress("127.0.0.1:\(try freeLoopbackPort())")) }
+            let notifiers = [
+                try await stack.startNotifier(extraArguments: ["--metrics", "\(metrics[0])"]),
+                try await stack.startNotifier(endpoints: second, extraArguments: ["--metrics", "\(metrics[1])"]),
+            ]
             try await stack.startWorker("shopping", extraArguments: ["--events-endpoint", "\(stack.events),\(second.events)"])
                 .waitUntilReady()
             let token = try stack.accessToken(for: "ann", userID: "2", lifetime: .seconds(3600))
@@ -76,6 +83,10 @@ struct ManyNotifiersTests {
             }
             for notifier in notifiers {
                 #expect(!notifier.log.contains("could not record event"), "a duplicate is never an error\n\(notifier.log)")
+            }
+            for address in metrics {
+                let text = try await HTTPProbe.get("/metrics", from: address, timeout: .seconds(10)).body
+                #expect(text.contains(#"tally_store_conflicts_total{service="notifier"} 0"#), "\(text)")
             }
         }
     }

@@ -64,4 +64,21 @@ extension SQLSession {
     public func exists(_ sql: SQL) throws -> Bool {
         try fetchOne(sql) != nil
     }
+
+    /// Makes the write transaction this session has just begun the only writer of `table` until
+    /// it ends, before the transaction reads anything: for writers that all update one row of it
+    /// (a counter, a source's progress), and so take turns anyway.
+    ///
+    /// Why before the first read: on PostgreSQL a REPEATABLE READ or SERIALIZABLE transaction
+    /// that has read, then waits for a row another transaction holds, finds it updated by a
+    /// commit after its snapshot and fails to serialize, to be run again after a pause.
+    /// `LOCK TABLE` takes no snapshot, so the transaction waits its turn first and then reads
+    /// what the one before it committed. It goes out with the transaction's first statement
+    /// (`fetchAhead`), so it costs no wait of its own; its mode conflicts with itself, with writes
+    /// of the table and with its maintenance (VACUUM), never with reads. SQLite's write
+    /// transactions begin IMMEDIATE, holding the file's one write lock already.
+    public func takeWritersTurn(on table: String) throws {
+        guard dialect == .postgres else { return }
+        try fetchAhead("LOCK TABLE \(raw: table) IN SHARE ROW EXCLUSIVE MODE") { _ in }
+    }
 }

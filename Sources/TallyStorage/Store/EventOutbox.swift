@@ -81,22 +81,13 @@ enum EventOutbox {
     }
 
     /// Makes the write transaction `session` has just begun the service's one writer until it
-    /// ends, before it reads anything.
-    ///
-    /// Why: every change that records events updates the counter row, so a service's writers take
-    /// turns anyway. On PostgreSQL the turn must come before the transaction's snapshot: a
-    /// REPEATABLE READ or SERIALIZABLE transaction that has read, then waits for the row, finds it
-    /// updated by a transaction that committed after its snapshot and fails to serialize. With two
-    /// worker processes of a service that was most of their transactions, each run again after a
-    /// pause (`PostgresEngine`), and two processes wrote less than one. `LOCK TABLE` takes no
-    /// snapshot, so the transaction waits its turn first and reads what the one before committed;
-    /// it goes out with the transaction's first statement (`fetchAhead`), so it costs no wait of
-    /// its own. Readers are not held up: the mode conflicts with itself, with writes of the table
-    /// and with its maintenance (VACUUM), never with reads.
-    /// SQLite's write transactions begin IMMEDIATE, holding the file's one write lock already.
+    /// ends, before it reads anything (`SQLSession.takeWritersTurn`): every change that records
+    /// events updates the counter row, so a service's writers take turns anyway, whatever process
+    /// or host they run in. Taken after a read, that turn made two worker processes of a service
+    /// on PostgreSQL fail to serialize most of their overlapping transactions, and write less
+    /// than one process did.
     static func takeWritersTurn(_ session: any SQLSession) throws {
-        guard session.dialect == .postgres else { return }
-        try session.fetchAhead("LOCK TABLE event_counter IN SHARE ROW EXCLUSIVE MODE") { _ in }
+        try session.takeWritersTurn(on: "event_counter")
     }
 
     /// A random (version 4) UUID, lowercased: an event's id. Not `UUID()`, which on Linux opens,
