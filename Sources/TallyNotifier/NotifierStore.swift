@@ -1,5 +1,4 @@
 import Foundation
-import Metrics
 import TallyClient
 import TallyProtocol
 import TallyStorage
@@ -21,10 +20,6 @@ import TallyStorage
 public final class NotifierStore: Sendable {
     public let engine: any StorageEngine
     private let rules: [any AlertRule]
-    /// `tally_store_conflicts_total{service="notifier"}`: write transactions the database aborted
-    /// for a conflict with another writer and the engine ran again, as a service's store counts
-    /// them (`GroupCommit`).
-    private let conflicts = Counter(label: "tally_store_conflicts_total", dimensions: [("service", "notifier")])
 
     /// Opens the notifier's data on `engine` and brings its schema up to date.
     public init(engine: any StorageEngine, rules: [any AlertRule] = AlertRules.all) throws {
@@ -262,15 +257,11 @@ public final class NotifierStore: Sendable {
     }
 
     /// Runs `body` in a write transaction of the engine that is the only notifier writer of the
-    /// database until it ends (`SQLSession.takeWritersTurn`), counting the times the engine ran
-    /// it again after a conflict. Notifiers sharing a database update the same rows (each event's
+    /// database until it ends (`SQLSession.takeWritersTurn`). Notifiers sharing a database update the same rows (each event's
     /// source progress, the alert counter), so they take turns anyway; taken before the first
     /// read, the turn spares them failing to serialize and running again after a pause.
     private func write<T>(_ body: (any SQLSession) throws -> T) throws -> T {
-        var attempts = 0
-        return try engine.write { session in
-            attempts += 1
-            if attempts > 1 { conflicts.increment() }
+        try engine.write { session in
             try session.takeWritersTurn(on: "source_progress")
             return try body(session)
         }

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import Metrics
 import PostgresNIO
 import TallyProtocol
 import TallyStorage
@@ -32,6 +33,11 @@ public final class PostgresEngine: StorageEngine {
     public var location: String { configuration.redacted + (configuration.schema.map { " (schema \($0))" } ?? "") }
     let pool: ConnectionPool
     private let logger = Logger(label: "tally.postgres", factory: { _ in SwiftLogNoOpLogHandler() })
+    /// `tally_store_conflicts_total{service}`: transactions PostgreSQL aborted for a conflict with
+    /// another writer and that ran again. Writers that take their turn first
+    /// (`SQLSession.takeWritersTurn`) should not meet any; the service is the engine's schema
+    /// (`DataLocation.engine(for:)` names it after the service), else the database.
+    private let conflicts: Counter
 
     /// Conflicting attempts after which a write gives up as `unavailable`.
     static let attempts = 30
@@ -41,6 +47,8 @@ public final class PostgresEngine: StorageEngine {
     public init(configuration: PostgresConfiguration) {
         self.configuration = configuration
         pool = ConnectionPool(configuration: configuration)
+        conflicts = Counter(
+            label: "tally_store_conflicts_total", dimensions: [("service", configuration.schema ?? configuration.database)])
     }
 
     /// An engine for `url` (see `PostgresConfiguration`). Connects on first use, not here, so a
@@ -84,8 +92,9 @@ public final class PostgresEngine: StorageEngine {
             if attempt > 1 { Self.pause(before: attempt) }
             switch try translatingErrors({ try pool.withConnection { try once(on: $0, begin, body) } }) {
             case .done(let value): return value
+            case .conflict: conflicts.increment()
             // A stale connection costs an attempt too; at most `poolSize` of them can be stale.
-            case .conflict, .stale: continue
+            case .stale: continue
             }
         }
         throw PostgresFailure.conflict.error(location: location, database: configuration.database)

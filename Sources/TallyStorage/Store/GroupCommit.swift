@@ -39,22 +39,18 @@ final class GroupCommit: Sendable {
     /// `tally_store_commit_duration_seconds` (one transaction, from its start to its commit),
     /// `tally_store_batch_size` (changes per transaction) and `tally_store_busy_total`
     /// (transactions that failed because the database stayed locked by another writer past the
-    /// busy timeout: a sign of a second process writing the same database) and
-    /// `tally_store_conflicts_total` (transactions the database aborted for a conflict with
-    /// another writer, which the engine ran again: PostgreSQL's serialization failures, which
-    /// writers that take their turn first should not meet).
+    /// busy timeout: a sign of a second process writing the same database). PostgreSQL's engine
+    /// counts the transactions it ran again after a conflict itself (`tally_store_conflicts_total`).
     struct Instruments: Sendable {
         let commitDuration: Metrics.Timer
         let batchSize: Recorder
         let busy: Counter
-        let conflicts: Counter
 
         init(service: String) {
             let dimensions = [("service", service)]
             commitDuration = Metrics.Timer(label: "tally_store_commit_duration_seconds", dimensions: dimensions)
             batchSize = Recorder(label: "tally_store_batch_size", dimensions: dimensions, aggregate: true)
             busy = Counter(label: "tally_store_busy_total", dimensions: dimensions)
-            conflicts = Counter(label: "tally_store_conflicts_total", dimensions: dimensions)
         }
     }
 
@@ -169,12 +165,8 @@ final class GroupCommit: Sendable {
         _ body: (any SQLSession) throws -> T, whenDurable: (T) throws -> Void
     ) throws {
         let (committed, turn) = try commitOrder.withLock {
-            // An engine runs the body again after a conflict (`StorageEngine.write`).
-            var attempts = 0
             let committed = try StorageDeadline.$current.withValue(deadline) {
                 try engine.writeDeferringSync { session in
-                    attempts += 1
-                    if attempts > 1 { metrics.conflicts.increment() }
                     try EventOutbox.takeWritersTurn(session)
                     return try body(session)
                 }
