@@ -33,11 +33,11 @@ public struct IDCursor: Sendable {
         return id
     }
 
-    /// The page a request asks for: `limit` (1 to `largestLimit`, `defaultLimit` when absent) and
+    /// The page a request asks for: `limit` (`Arguments.limit`) and
     /// the id its `cursor` (one this command gave out) goes on after, 0 for the first page. Read
     /// once here for every command that pages by id.
-    public func page(_ args: Arguments, defaultLimit: Int, largestLimit: Int) throws(TallyError) -> (limit: Int, afterID: Int64) {
-        let limit = try args.optionalInteger("limit", in: 1...largestLimit) ?? defaultLimit
+    public func page(_ args: Arguments, size: PageSize) throws(TallyError) -> (limit: Int, afterID: Int64) {
+        let limit = try args.limit(size)
         let after = try args.optionalString("cursor").map { cursor throws(TallyError) in
             try afterID(cursor, field: args.field("cursor"))
         } ?? 0

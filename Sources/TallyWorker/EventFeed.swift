@@ -15,7 +15,7 @@ extension CommandTable {
         ) { args, _, _, resources in
             try args.allowOnly(["after", "limit"])
             let after = try args.optionalInteger("after", in: 0...Int.max) ?? 0
-            let limit = try args.optionalInteger("limit", in: 1...1000) ?? 100
+            let limit = try args.limit(PageSize(default: 100, largest: 1000))
             let store = store(resources)
             return EventPage(
                 events: try store.events(after: Int64(after), limit: limit), lastSequence: try store.lastEventSequence(),

@@ -4,13 +4,12 @@ import TallyStorage
 
 /// `accounts.list`: the owner's accounts in the order they were created, a page at a time.
 enum ListCommand {
-    static let defaultLimit = 50
-    static let largestLimit = 100
+    static let pageSize = PageSize(default: 50, largest: 100)
 
     static func run(_ args: Arguments, _ caller: Caller, _ context: RequestContext, _ store: AccountStore) throws -> AccountPage {
         let owner = caller.userID
         try args.allowOnly(["limit", "cursor"])
-        let (limit, after) = try listCursor.page(args, defaultLimit: defaultLimit, largestLimit: largestLimit)
+        let (limit, after) = try listCursor.page(args, size: pageSize)
         let rows = try store.read { session in try AccountRecord.page(session, owner: owner, after: after, limit: limit + 1) }
         return AccountPage(
             accounts: try rows.prefix(limit).map { try $0.result() }, nextCursor: listCursor.next(rows.map(\.id), limit: limit))

@@ -6,6 +6,7 @@ import TallyProtocol
 enum SearchCommand {
     static let keys: Set<String> = ["query", "limit", "cursor", "include_retired"]
     static let longestQuery = 100
+    static let pageSize = PageSize(default: 20, largest: 100)
 
     static func run(_ store: CurrencyStore, _ args: Arguments, _ context: RequestContext) throws -> SearchPage {
         try args.allowOnly(keys)
@@ -13,7 +14,7 @@ enum SearchCommand {
         guard query.unicodeScalars.count <= longestQuery else {
             throw TallyError.invalidArgument("query must be at most \(longestQuery) characters", field: args.field("query"))
         }
-        let limit = try args.optionalInteger("limit", in: 1...100) ?? 20
+        let limit = try args.limit(pageSize)
         let includeRetired = try args.optionalBool("include_retired") ?? false
         let language = NameLanguage(locale: context.locale)
         let fingerprint = SearchCursor.fingerprint(

@@ -22,8 +22,7 @@ public struct AlertsService: ServiceHandler {
             AlertsService.status)
     }
 
-    static let defaultLimit = 100
-    static let largestLimit = 500
+    static let pageSize = PageSize(default: 100, largest: 500)
     /// The role that may list everyone's alerts (`all_owners`).
     static let allOwnersRole = "admin"
 
@@ -39,7 +38,7 @@ public struct AlertsService: ServiceHandler {
         let owner = caller.userID
         try args.allowOnly(["after", "kind", "limit", "all_owners"])
         let after = try args.optionalInteger("after", in: 0...Int.max) ?? 0
-        let limit = try args.optionalInteger("limit", in: 1...largestLimit) ?? defaultLimit
+        let limit = try args.limit(pageSize)
         let kind = try args.optionalString("kind")
         if let kind, kind.isEmpty || kind.utf8.count > 128 {
             throw TallyError.invalidArgument("kind must be 1 to 128 bytes", field: args.field("kind"))

@@ -7,15 +7,14 @@ import TallyStorage
 /// in one currency only. Purchases without a price are left out; so are unpurchased items and
 /// deleted lists.
 enum PriceHistoryCommand {
-    static let defaultLimit = 50
-    static let largestLimit = 100
+    static let pageSize = PageSize(default: 50, largest: 100)
 
     static func run(_ args: Arguments, _ caller: Caller, _ context: RequestContext, _ store: ShoppingStore) throws -> PriceHistory {
         let owner = caller.userID
         try args.allowOnly(["name", "currency", "limit"])
         let name = try args.text("name", longest: ItemName.longest, what: "an item name such as \"Milk\"")
         let currency = args.has("currency") ? try args.currency(locale: context.locale) : nil
-        let limit = try args.optionalInteger("limit", in: 1...largestLimit) ?? defaultLimit
+        let limit = try args.limit(pageSize)
         let inCurrency: SQL = currency.map { "AND l.currency = \($0.code)" } ?? ""
         return try store.read { session in
             let purchases = try session.fetchAll("""
