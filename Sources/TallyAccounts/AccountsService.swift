@@ -11,7 +11,7 @@ import TallyWorker
 ///
 /// Every command runs in one transaction of the service's store, which every worker process of
 /// the service shares.
-public struct AccountsService: ServiceHandler {
+public struct AccountsService: StoreBackedService {
     public static let table = CommandTable<AccountStore>("accounts") { table in
         table.change("accounts.create", access: .user, "Add a budget account of yours.", CreateCommand.run)
         table.query("accounts.list", access: .user, "Your accounts, a page at a time.", ListCommand.run)
@@ -24,8 +24,6 @@ public struct AccountsService: ServiceHandler {
     }
 
     public let resources: AccountStore
-    /// Changes that reach a worker thread together commit together: each is short database work.
-    public var sharedTransactionStore: ServiceStore? { resources.store }
 
     public init(store: AccountStore) {
         resources = store

@@ -9,7 +9,7 @@ import TallyWorker
 /// Every command acts for a signed-in caller, handed to its handler once `AccessControl` admitted
 /// them; team roles are the roster's own data, checked here. Every change runs in one
 /// transaction of the service's store with its events.
-public struct RosterService: ServiceHandler {
+public struct RosterService: StoreBackedService {
     public static let table = CommandTable<RosterStore>("roster") { table in
         // Teams and people.
         table.change("roster.create_team", access: .user, "Start a team, with yourself as its manager.", CreateTeamCommand.run)
@@ -46,8 +46,6 @@ public struct RosterService: ServiceHandler {
     }
 
     public let resources: RosterStore
-    /// Changes that reach a worker thread together commit together: each is short database work.
-    public var sharedTransactionStore: ServiceStore? { resources.store }
 
     public init(store: RosterStore) {
         resources = store

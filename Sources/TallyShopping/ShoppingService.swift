@@ -12,7 +12,7 @@ import TallyWorker
 ///
 /// Every change runs in one transaction of the service's store that also records its domain
 /// events (`shopping.events`); every worker process of the service shares the store.
-public struct ShoppingService: ServiceHandler {
+public struct ShoppingService: StoreBackedService {
     public static let table = CommandTable<ShoppingStore>("shopping") { table in
         table.change("shopping.create_list", access: .user, "A new template or shopping list, empty or copied from a template, with shopping memory.", CreateListCommand.run)
         table.query("shopping.get_list", access: .user, "Open a list: its items and total, purchased items hidden by auto-removal.", GetListCommand.run)
@@ -32,8 +32,6 @@ public struct ShoppingService: ServiceHandler {
     }
 
     public let resources: ShoppingStore
-    /// Changes that reach a worker thread together commit together: each is short database work.
-    public var sharedTransactionStore: ServiceStore? { resources.store }
 
     public init(store: ShoppingStore) {
         resources = store

@@ -155,6 +155,18 @@ extension ServiceHandler {
     }
 }
 
+/// A service whose resources are its data alone and whose changes are short database work
+/// (accounts, shopping, roster): its changes share transactions (`sharedTransactionStore`), so
+/// it runs one thread per gateway by default. Identity is no such service: a password hash would
+/// hold up every change sharing its transaction.
+public protocol StoreBackedService: ServiceHandler where Resources: ServiceData {
+    init(store: Resources)
+}
+
+extension StoreBackedService {
+    public var sharedTransactionStore: ServiceStore? { resources.store }
+}
+
 extension ServiceHandler {
     /// The name workers register under with the gateway (`calc`, `accounts`, ...).
     public static var serviceName: String { table.service }
