@@ -82,9 +82,7 @@ struct BareWriteLoop {
             /// One transaction of `inFlight` writes, each as the stack's handler writes its rows.
             func transaction() throws {
                 try engine.write { session in
-                    var sequence = try session.fetchValue(
-                        "UPDATE event_counter SET last_sequence = last_sequence + \(inFlight) WHERE id = 1 RETURNING last_sequence",
-                        as: Int64.self)! - Int64(inFlight)
+                    var sequence = try SequenceCounter.events.take(inFlight, session) - 1
                     for _ in 0..<inFlight {
                         // A list holds at most 500 items, as in the stack's row.
                         if written % 500 == 0 {

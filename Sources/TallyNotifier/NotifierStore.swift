@@ -149,11 +149,7 @@ public final class NotifierStore: Sendable {
     /// Numbers and stores the alerts of `event`.
     private func store(_ drafts: [AlertDraft], of event: CloudEvent, at now: Int64, _ session: any SQLSession) throws -> [Alert] {
         guard !drafts.isEmpty else { return [] }
-        guard let last = try session.fetchValue(
-            "UPDATE alert_counter SET last_sequence = last_sequence + \(drafts.count) WHERE id = 1 RETURNING last_sequence",
-            as: Int64.self)
-        else { throw StorageFailure(location: engine.location, detail: "the alert_counter row is missing") }
-        var sequence = last - Int64(drafts.count)
+        var sequence = try NotifierSchema.alertCounter.take(drafts.count, session) - 1
         let traceID = event.traceparent.flatMap(TraceParent.init)?.traceID
         return try drafts.map { draft in
             sequence += 1
@@ -253,7 +249,7 @@ public final class NotifierStore: Sendable {
     }
 
     private static func lastAlertSequence(_ session: any SQLSession) throws -> Int64 {
-        try session.fetchValue("SELECT last_sequence FROM alert_counter WHERE id = 1", as: Int64.self) ?? 0
+        try NotifierSchema.alertCounter.last(session)
     }
 
     /// Runs `body` in a write transaction of the engine that is the only notifier writer of the

@@ -3,6 +3,9 @@ import TallyStorage
 /// The tables of the notifier's database (`notifier.sqlite`). Steps are append-only: a shipped
 /// step never changes, so a later change is a new step.
 enum NotifierSchema {
+    /// The alerts' numbers, gap-free in commit order with several notifiers on one database.
+    static let alertCounter = SequenceCounter(table: "alert_counter")
+
     static let migrations: [Migration] = [
         Migration("notifier-v1") { session in
             // Every event handled, by id: what de-duplicated a re-sent or caught-up event. Since
@@ -51,17 +54,13 @@ enum NotifierSchema {
         // The alert numbers, taken with UPDATE ... RETURNING in the transaction that stores the
         // alerts: gap-free and in commit order even with several notifiers on one database.
         Migration("notifier-alert-counter") { session in
-            try session.create(TableSchema(
-                "alert_counter",
-                columns: [ColumnSchema("id", .integer, check: "id = 1"), ColumnSchema("last_sequence", .integer)],
-                primaryKey: ["id"]))
             var last = try session.fetchValue("SELECT MAX(sequence) FROM alert", as: Int64.self) ?? 0
             if session.dialect == .sqlite {
                 // Until this step, AUTOINCREMENT numbered alerts; it remembers the highest number it
                 // gave out even if that alert was deleted since, and no number is given twice.
                 last = max(last, try session.fetchValue("SELECT seq FROM sqlite_sequence WHERE name = 'alert'", as: Int64.self) ?? 0)
             }
-            try session.execute("INSERT INTO alert_counter (id, last_sequence) VALUES (1, \(last))")
+            try alertCounter.create(session, after: last)
         },
         // Old handled events were deleted by age, until notifier-handled-past-holes-only.
         Migration("notifier-handled-event-age") { session in

@@ -44,12 +44,10 @@ final class EventNumbering: @unchecked Sendable {
     /// The first of `count` consecutive numbers for new events.
     func take(_ count: Int, _ session: any SQLSession) throws -> Int64 {
         guard state.stored != nil else {
-            guard let last = try session.fetchValue(
-                "UPDATE event_counter SET last_sequence = last_sequence + \(count) WHERE id = 1 RETURNING last_sequence",
-                as: Int64.self)
-            else { throw StorageFailure(location: "event_counter", detail: "the event_counter row is missing") }
+            let first = try SequenceCounter.events.take(count, session)
+            let last = first + Int64(count) - 1
             state = State(stored: last, last: last)
-            return last - Int64(count) + 1
+            return first
         }
         state.last += Int64(count)
         return state.last - Int64(count) + 1
@@ -59,7 +57,7 @@ final class EventNumbering: @unchecked Sendable {
     /// Runs after the transaction's changes, before its commit.
     func store(_ session: any SQLSession) throws {
         guard let stored = state.stored, state.last > stored else { return }
-        try session.execute("UPDATE event_counter SET last_sequence = \(state.last) WHERE id = 1")
+        try SequenceCounter.events.set(last: state.last, session)
         state.stored = state.last
     }
 }

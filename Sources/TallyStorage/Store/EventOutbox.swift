@@ -28,11 +28,8 @@ enum EventOutbox {
                 unique: [["id"]]))
         },
         Migration("event-counter") { session in
-            try session.create(TableSchema(
-                "event_counter",
-                columns: [ColumnSchema("id", .integer, check: "id = 1"), ColumnSchema("last_sequence", .integer)],
-                primaryKey: ["id"]))
-            try session.execute("INSERT INTO event_counter (id, last_sequence) SELECT 1, COALESCE(MAX(sequence), 0) FROM event")
+            let last = try session.fetchValue("SELECT COALESCE(MAX(sequence), 0) FROM event", as: Int64.self) ?? 0
+            try SequenceCounter.events.create(session, after: last)
         },
         Migration("event-request-id") { session in
             try session.execute("ALTER TABLE event ADD COLUMN request_id TEXT")
@@ -87,7 +84,7 @@ enum EventOutbox {
     /// on PostgreSQL fail to serialize most of their overlapping transactions, and write less
     /// than one process did.
     static func takeWritersTurn(_ session: any SQLSession) throws {
-        try session.takeWritersTurn(on: "event_counter")
+        try session.takeWritersTurn(on: SequenceCounter.events.table)
     }
 
     /// A random (version 4) UUID, lowercased: an event's id. Not `UUID()`, which on Linux opens,
@@ -135,6 +132,6 @@ enum EventOutbox {
 
     /// The highest sequence given out, 0 when none.
     static func lastSequence(_ session: any SQLSession) throws -> Int64 {
-        try session.fetchValue("SELECT last_sequence FROM event_counter WHERE id = 1") ?? 0
+        try SequenceCounter.events.last(session)
     }
 }
