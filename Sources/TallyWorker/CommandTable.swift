@@ -50,9 +50,7 @@ public struct CommandTable<Resources: Sendable>: Sendable {
         _ name: String, access: CallerAccess, _ summary: String,
         _ handler: @escaping @Sendable (Arguments, Caller, RequestContext, Resources) throws -> Result
     ) {
-        register(
-            CommandDescription(name: name, kind: .query, access: access.access, confirmsCaller: access.confirmsCaller, summary: summary),
-            Self.handingCaller(handler))
+        register(.query, name, access, summary, handler)
     }
 
     /// Registers a command that changes state, open to anyone: its handler is handed no caller.
@@ -68,17 +66,19 @@ public struct CommandTable<Resources: Sendable>: Sendable {
         _ name: String, access: CallerAccess, _ summary: String,
         _ handler: @escaping @Sendable (Arguments, Caller, RequestContext, Resources) throws -> Result
     ) {
-        register(
-            CommandDescription(name: name, kind: .change, access: access.access, confirmsCaller: access.confirmsCaller, summary: summary),
-            Self.handingCaller(handler))
+        register(.change, name, access, summary, handler)
     }
 
-    /// A handler that is handed the caller `AccessControl` admitted. Reached without one only by
-    /// a bug in the request path, which fails closed.
-    private static func handingCaller<Result>(
+    /// Registers a command for a caller `access` admits, with a handler that is handed the caller
+    /// `AccessControl` admitted. Reached without one only by a bug in the request path, which
+    /// fails closed.
+    private mutating func register<Result: Encodable & Sendable>(
+        _ kind: CommandKind, _ name: String, _ access: CallerAccess, _ summary: String,
         _ handler: @escaping @Sendable (Arguments, Caller, RequestContext, Resources) throws -> Result
-    ) -> @Sendable (Arguments, RequestContext, Resources) throws -> Result {
-        { args, context, resources in
+    ) {
+        let description = CommandDescription(
+            name: name, kind: kind, access: access.access, confirmsCaller: access.confirmsCaller, summary: summary)
+        register(description) { args, context, resources in
             guard let caller = context.caller else {
                 throw TallyError(.internal, "\(context.command) reached its handler without a caller; AccessControl must run first")
             }
