@@ -21,17 +21,11 @@ enum SplitCommand {
         return SplitResult(
             currency: currency.code,
             mode: mode,
-            subtotal: currency.format(subtotal),
-            tax: currency.format(tax),
-            tip: currency.format(tip),
-            total: currency.format(subtotal + tax + tip),
+            bill: SplitFigures(subtotal: subtotal, tax: tax, tip: tip, in: currency),
             people: names.indices.map { index in
                 SplitResult.Person(
                     name: names[index],
-                    subtotal: currency.format(parts[index]),
-                    tax: currency.format(taxParts[index]),
-                    tip: currency.format(tipParts[index]),
-                    total: currency.format(parts[index] + taxParts[index] + tipParts[index]))
+                    share: SplitFigures(subtotal: parts[index], tax: taxParts[index], tip: tipParts[index], in: currency))
             })
     }
 
@@ -57,17 +51,28 @@ enum SplitCommand {
 struct SplitResult: Encodable, Sendable {
     let currency: String
     let mode: SplitMode
-    let subtotal: String
-    let tax: String
-    let tip: String
-    let total: String
+    /// The bill's figures; each column of `people` adds up to its figure here.
+    @Inlined var bill: SplitFigures
     let people: [Person]
 
     struct Person: Encodable, Sendable {
         let name: String
-        let subtotal: String
-        let tax: String
-        let tip: String
-        let total: String
+        @Inlined var share: SplitFigures
+    }
+}
+
+/// A subtotal with its tax and tip, and their total, formatted in the bill's currency: the
+/// bill's figures, and each person's share of them.
+struct SplitFigures: Encodable, Sendable {
+    let subtotal: String
+    let tax: String
+    let tip: String
+    let total: String
+
+    init(subtotal: Int128, tax: Int128, tip: Int128, in currency: Currency) {
+        self.subtotal = currency.format(subtotal)
+        self.tax = currency.format(tax)
+        self.tip = currency.format(tip)
+        total = currency.format(subtotal + tax + tip)
     }
 }
