@@ -29,11 +29,13 @@ import Testing
         func text() -> String { texts.randomElement(using: &generator)! }
         for _ in 0..<500 {
             let people = Int.random(in: 0...5, using: &generator)
-            let result = TipResult(
+            let bill = TipBillFigures(
                 currency: ["USD", "JPY", "BHD", "\u{7f}"].randomElement(using: &generator)!,
-                amount: text(), tipBase: text(), tip: text(), total: text(), effectiveTipPercent: text(),
+                amount: text(), tipBase: text(),
                 rounding: TipRounding.allCases.randomElement(using: &generator)!,
-                split: [0, 1, 7, 10, -3, Int.max, Int.min].randomElement(using: &generator)!,
+                split: [0, 1, 7, 10, -3, Int.max, Int.min].randomElement(using: &generator)!)
+            let result = TipResult(
+                bill: bill, tip: text(), total: text(), effectiveTipPercent: text(),
                 perPerson: (0..<people).map { _ in TipResult.PersonPart(base: text(), tip: text(), total: text()) })
             let expected = try throughEncodable(result)
             let actual = try selfWritten(result)

@@ -76,3 +76,23 @@ struct TipBill {
         return Charge(tip: tip, total: total, perPerson: perPerson)
     }
 }
+
+/// The bill as `calc.tip` and `calc.tip_table` both answer it back: its currency, amount and tip
+/// base formatted in that currency, its rounding and its split.
+struct TipBillFigures: Encodable, Sendable {
+    let currency: String
+    let amount: String
+    let tipBase: String
+    let rounding: TipRounding
+    let split: Int
+}
+
+extension TipBillFigures {
+    init(_ bill: TipBill) {
+        currency = bill.currency.code
+        amount = bill.currency.format(bill.amount)
+        tipBase = bill.currency.format(bill.tipBase)
+        rounding = bill.rounding
+        split = bill.split
+    }
+}

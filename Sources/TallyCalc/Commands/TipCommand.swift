@@ -12,14 +12,10 @@ enum TipCommand {
         let charge = bill.charge(at: percent)
         let currency = bill.currency
         return TipResult(
-            currency: currency.code,
-            amount: currency.format(bill.amount),
-            tipBase: currency.format(bill.tipBase),
+            bill: TipBillFigures(bill),
             tip: currency.format(charge.tip),
             total: currency.format(charge.total),
             effectiveTipPercent: effectivePercent(tip: charge.tip, of: bill.tipBase),
-            rounding: bill.rounding,
-            split: bill.split,
             perPerson: charge.perPerson.map {
                 TipResult.PersonPart(base: currency.format($0.base), tip: currency.format($0.tip), total: currency.format($0.total))
             })
@@ -34,14 +30,10 @@ enum TipCommand {
 }
 
 struct TipResult: Encodable, JSONSelfWriting, Sendable {
-    let currency: String
-    let amount: String
-    let tipBase: String
+    @Inlined var bill: TipBillFigures
     let tip: String
     let total: String
     let effectiveTipPercent: String
-    let rounding: TipRounding
-    let split: Int
     let perPerson: [PersonPart]
 
     struct PersonPart: Encodable, JSONSelfWriting, Sendable {
@@ -64,14 +56,14 @@ struct TipResult: Encodable, JSONSelfWriting, Sendable {
     func writeJSON(into out: inout [UInt8]) {
         out.append(UInt8(ascii: "{"))
         var members = JSONMembers()
-        members.string("amount", amount, into: &out)
-        members.string("currency", currency, into: &out)
+        members.string("amount", bill.amount, into: &out)
+        members.string("currency", bill.currency, into: &out)
         members.string("effective_tip_percent", effectiveTipPercent, into: &out)
         members.array("per_person", perPerson, into: &out)
-        members.string("rounding", rounding.rawValue, into: &out)
-        members.integer("split", Int64(split), into: &out)
+        members.string("rounding", bill.rounding.rawValue, into: &out)
+        members.integer("split", Int64(bill.split), into: &out)
         members.string("tip", tip, into: &out)
-        members.string("tip_base", tipBase, into: &out)
+        members.string("tip_base", bill.tipBase, into: &out)
         members.string("total", total, into: &out)
         out.append(UInt8(ascii: "}"))
     }

@@ -9,11 +9,7 @@ enum TipTableCommand {
         let bill = try TipBill(args, locale: context.locale)
         let currency = bill.currency
         return TipTableResult(
-            currency: currency.code,
-            amount: currency.format(bill.amount),
-            tipBase: currency.format(bill.tipBase),
-            rounding: bill.rounding,
-            split: bill.split,
+            bill: TipBillFigures(bill),
             rows: (0...TipBill.largestPercent).map { percent in
                 let charge = bill.charge(at: Percent(whole: percent))
                 return TipTableResult.Row(
@@ -27,11 +23,7 @@ enum TipTableCommand {
 }
 
 struct TipTableResult: Encodable, Sendable {
-    let currency: String
-    let amount: String
-    let tipBase: String
-    let rounding: TipRounding
-    let split: Int
+    @Inlined var bill: TipBillFigures
     let rows: [Row]
 
     struct Row: Encodable, Sendable {
