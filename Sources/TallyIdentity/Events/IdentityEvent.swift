@@ -1,4 +1,5 @@
 import TallyStorage
+import TallyProtocol
 
 /// What happened to people, roles and sessions, as the identity service's outbox records it
 /// (schemas/events/identity.*.json). Events never carry a password, a hash or a token: only who,
@@ -33,9 +34,24 @@ enum IdentityEvent: ServiceEvent {
         }
     }
 
-    struct UserCreated: EventPayload {
+    /// Whom an event is about, as every identity event's data names them.
+    struct EventUser: Encodable, Sendable {
         let userID: String
         let username: String
+
+        init(_ user: UserRecord) {
+            userID = user.userID
+            username = user.username
+        }
+    }
+
+    /// An event about one user, whose subject is the user's id.
+    protocol UserEventPayload: EventPayload {
+        var user: EventUser { get }
+    }
+
+    struct UserCreated: UserEventPayload {
+        @Inlined var user: EventUser
         let roles: [String]
         let kind: UserKind
         /// Who made the change, when it was not the user themself: an admin's user id, or
@@ -43,78 +59,63 @@ enum IdentityEvent: ServiceEvent {
         let by: String?
 
         init(_ user: UserRecord, by: String?) {
-            userID = user.userID
-            username = user.username
+            self.user = EventUser(user)
             roles = user.roles
             kind = user.kind
             self.by = by
         }
-
-        var subject: String? { userID }
     }
 
     /// A role granted or revoked, with the user's roles after the change.
-    struct RoleChanged: EventPayload {
-        let userID: String
-        let username: String
+    struct RoleChanged: UserEventPayload {
+        @Inlined var user: EventUser
         let roles: [String]
         let role: String
         /// The admin who made the change, or `operator`.
         let by: String
 
         init(_ role: String, of user: UserRecord, roles: [String], by: String) {
-            userID = user.userID
-            username = user.username
+            self.user = EventUser(user)
             self.roles = roles
             self.role = role
             self.by = by
         }
-
-        var subject: String? { userID }
     }
 
-    struct PasswordChanged: EventPayload {
-        let userID: String
-        let username: String
+    struct PasswordChanged: UserEventPayload {
+        @Inlined var user: EventUser
 
         init(of user: UserRecord) {
-            userID = user.userID
-            username = user.username
+            self.user = EventUser(user)
         }
-
-        var subject: String? { userID }
     }
 
-    struct SessionStarted: EventPayload {
-        let userID: String
-        let username: String
+    struct SessionStarted: UserEventPayload {
+        @Inlined var user: EventUser
         let sessionID: String
         let sessionKind: String
 
         init(_ id: String, kind: SessionRecord.Kind, of user: UserRecord) {
-            userID = user.userID
-            username = user.username
+            self.user = EventUser(user)
             sessionID = id
             sessionKind = kind.rawValue
         }
-
-        var subject: String? { userID }
     }
 
-    struct SessionEnded: EventPayload {
-        let userID: String
-        let username: String
+    struct SessionEnded: UserEventPayload {
+        @Inlined var user: EventUser
         let sessionID: String
         /// Why it ended: logout, password_changed, refresh_token_reused, revoked.
         let reason: String
 
         init(_ id: String, of user: UserRecord, reason: SessionRecord.EndReason) {
-            userID = user.userID
-            username = user.username
+            self.user = EventUser(user)
             sessionID = id
             self.reason = reason.rawValue
         }
-
-        var subject: String? { userID }
     }
+}
+
+extension IdentityEvent.UserEventPayload {
+    var subject: String? { user.userID }
 }
