@@ -57,6 +57,12 @@ enum PostgresFailure {
             self = .unavailable("TLS to the server failed (is its certificate trusted? see sslmode and sslrootcert): \(error.underlying!)")
         case .connectionError, .serverClosedConnection, .clientClosedConnection, .uncleanShutdown, .poolClosed:
             self = .connectionLost
+        // The server sent what the client did not expect at that point, and postgres-nio closed the
+        // connection. Seen when a server shutting down (57P01) ends a connection while a
+        // transaction's pipelined statements are on their way: the connection is gone, as in a
+        // restart, and the request is answered `unavailable`, never `internal`.
+        case .unexpectedBackendMessage:
+            self = .unavailable("the server sent what the client did not expect, and the connection was closed")
         default:
             self = .failure(String(reflecting: error))
         }
