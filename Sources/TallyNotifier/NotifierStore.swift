@@ -253,9 +253,10 @@ public final class NotifierStore: Sendable {
     }
 
     /// Runs `body` in a write transaction of the engine that is the only notifier writer of the
-    /// database until it ends (`SQLSession.takeWritersTurn`). Notifiers sharing a database update the same rows (each event's
-    /// source progress, the alert counter), so they take turns anyway; taken before the first
-    /// read, the turn spares them failing to serialize and running again after a pause.
+    /// database until it ends (`SQLSession.takeWritersTurn`). Notifiers sharing a database update
+    /// the same rows (each event's source progress, the alert counter), so they take turns anyway;
+    /// taken before the first read, the turn spares them failing to serialize and running again
+    /// after a pause.
     private func write<T>(_ body: (any SQLSession) throws -> T) throws -> T {
         try engine.write { session in
             try session.takeWritersTurn(on: "source_progress")

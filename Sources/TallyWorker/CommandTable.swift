@@ -159,9 +159,7 @@ extension ServiceHandler {
 /// (accounts, shopping, roster): its changes share transactions (`sharedTransactionStore`), so
 /// it runs one thread per gateway by default. Identity is no such service: a password hash would
 /// hold up every change sharing its transaction.
-public protocol StoreBackedService: ServiceHandler where Resources: ServiceData {
-    init(store: Resources)
-}
+public protocol StoreBackedService: ServiceHandler where Resources: ServiceData {}
 
 extension StoreBackedService {
     public var sharedTransactionStore: ServiceStore? { resources.store }
