@@ -27,13 +27,21 @@ public struct CommandDescription: Sendable, Equatable {
     /// Whether the caller is confirmed with the service's own records (an open session, current
     /// roles) before `access` is checked, instead of taken from the token as it was signed.
     public let confirmsCaller: Bool
+    /// Boolean arguments that, when true, reach past the caller's own data and so need a role of
+    /// their own, by name: `alerts.list`'s `["all_owners": "admin"]`. `AccessControl` checks them
+    /// with `access`, before the handler runs.
+    public let flagRoles: [String: String]
     public let summary: String
 
-    public init(name: String, kind: CommandKind, access: Access = .open, confirmsCaller: Bool = false, summary: String) {
+    public init(
+        name: String, kind: CommandKind, access: Access = .open, confirmsCaller: Bool = false,
+        flagRoles: [String: String] = [:], summary: String
+    ) {
         self.name = name
         self.kind = kind
         self.access = access
         self.confirmsCaller = confirmsCaller
+        self.flagRoles = flagRoles
         self.summary = summary
     }
 

@@ -9,6 +9,9 @@ import TallyProtocol
 ///   from the envelope's token: `unauthenticated` without one.
 /// - `.role(r)`: also needs `r` among the caller's roles: `permission_denied` otherwise.
 ///
+/// A flag the table declared role-gated (`alerts.list`'s `all_owners`) is refused, when true, to a
+/// caller without its role: `permission_denied` on that argument.
+///
 /// A command registered `.confirmed` has its caller confirmed first by the service's
 /// `CallerAuthority` (identity's sessions and roles): an ended session is refused, and the roles
 /// checked are the current ones.
@@ -48,10 +51,15 @@ public struct AccessControl: RequestMiddleware {
             caller = try authority.current(caller)
         }
         if case .role(let role) = access, !caller.has(role: role) {
-            let held = caller.roles.isEmpty ? "no roles" : "the roles \(caller.roles.sorted().joined(separator: ", "))"
             throw TallyError(
                 .permissionDenied,
-                "\(name) needs the role '\(role)'; \(caller.username) has \(held) (an admin grants roles with identity.grant_role; a new role shows in the next token, after identity.refresh)")
+                "\(name) needs the role '\(role)'; \(caller.username) has \(Self.roles(of: caller)) (\(Self.howToGetARole))")
+        }
+        for (flag, role) in request.command.flagRoles where request.args.values[flag] == .bool(true) && !caller.has(role: role) {
+            throw TallyError(
+                .permissionDenied,
+                "\(flag) needs the role '\(role)'; \(caller.username) has \(Self.roles(of: caller)) (leave \(flag) out; \(Self.howToGetARole))",
+                field: request.args.field(flag))
         }
         if request.args.values["owner"] != nil {
             throw TallyError.invalidArgument(
@@ -61,4 +69,11 @@ public struct AccessControl: RequestMiddleware {
         request.context.caller = caller
         return try next(request)
     }
+
+    private static func roles(of caller: Caller) -> String {
+        caller.roles.isEmpty ? "no roles" : "the roles \(caller.roles.sorted().joined(separator: ", "))"
+    }
+
+    private static let howToGetARole =
+        "an admin grants roles with identity.grant_role; a new role shows in the next token, after identity.refresh"
 }

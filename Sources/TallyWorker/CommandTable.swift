@@ -77,7 +77,8 @@ public struct CommandTable<Resources: Sendable>: Sendable {
         _ handler: @escaping @Sendable (Arguments, Caller, RequestContext, Resources) throws -> Result
     ) {
         let description = CommandDescription(
-            name: name, kind: kind, access: access.access, confirmsCaller: access.confirmsCaller, summary: summary)
+            name: name, kind: kind, access: access.access, confirmsCaller: access.confirmsCaller,
+            flagRoles: access.flagRoles, summary: summary)
         register(description) { args, context, resources in
             guard let caller = context.caller else {
                 throw TallyError(.internal, "\(context.command) reached its handler without a caller; AccessControl must run first")
@@ -181,20 +182,34 @@ extension ServiceHandler {
 }
 
 /// Who may run a command that acts for a caller: `Access` without `.open`, so that registering a
-/// command with one gives its handler a caller that is never optional; and whether the service's
-/// `CallerAuthority` confirms that caller first (`.confirmed`).
+/// command with one gives its handler a caller that is never optional; whether the service's
+/// `CallerAuthority` confirms that caller first (`.confirmed`); and which of its flags need a role
+/// of their own (`.flag(_:needsRole:)`).
 public struct CallerAccess: Sendable {
     let access: Access
-    let confirmsCaller: Bool
+    var confirmsCaller = false
+    var flagRoles: [String: String] = [:]
 
     /// Any signed-in person.
-    public static let user = CallerAccess(access: .user, confirmsCaller: false)
+    public static let user = CallerAccess(access: .user)
 
     /// A caller holding `role` (`admin`, `service`).
-    public static func role(_ role: String) -> CallerAccess { CallerAccess(access: .role(role), confirmsCaller: false) }
+    public static func role(_ role: String) -> CallerAccess { CallerAccess(access: .role(role)) }
 
     /// The same, with the caller confirmed by the service's authority before the role check: their
     /// session still open, their roles as they are now. For commands that must not outlive a
     /// logout or a revoked role by a token's lifetime (identity's privileged commands).
-    public var confirmed: CallerAccess { CallerAccess(access: access, confirmsCaller: true) }
+    public var confirmed: CallerAccess {
+        var access = self
+        access.confirmsCaller = true
+        return access
+    }
+
+    /// The same, with the boolean argument `argument`, when true, allowed only to a caller holding
+    /// `role`: for a flag that reaches past the caller's own data (`alerts.list`'s `all_owners`).
+    public func flag(_ argument: String, needsRole role: String) -> CallerAccess {
+        var access = self
+        access.flagRoles[argument] = role
+        return access
+    }
 }

@@ -39,6 +39,10 @@ import Testing
         let refused = service.error("alerts.list", ["all_owners": true], caller: Self.ann)
         #expect(refused?.code == .permissionDenied)
         #expect(refused?.field == "args.all_owners")
+        #expect(refused?.message.hasPrefix("all_owners needs the role 'admin'; ann has no roles (leave all_owners out;") == true)
+        #expect(sequences(try service.call("alerts.list", ["all_owners": false], caller: Self.ann)) == [1, 2, 3])
+        // Declared with the command, so the middleware refuses it before the handler runs.
+        #expect(AlertsService.table.entry("alerts.list")?.description.flagRoles == ["all_owners": "admin"])
         #expect(service.error("alerts.list", [:])?.code == .unauthenticated, "no caller")
         // The owner is the caller, never an argument.
         let named = service.error("alerts.list", ["owner": "bo"], caller: Self.ann)

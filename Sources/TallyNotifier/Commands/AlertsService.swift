@@ -16,15 +16,15 @@ import TallyWorker
 /// reach the gateway at all is CURVE's client allowlist.)
 public struct AlertsService: ServiceHandler {
     public static let table = CommandTable<NotifierStore>("alerts") { table in
-        table.query("alerts.list", access: .user, "Your stored alerts after a sequence, by kind, a page at a time.", AlertsService.list)
+        table.query(
+            "alerts.list", access: .user.flag("all_owners", needsRole: "admin"),
+            "Your stored alerts after a sequence, by kind, a page at a time.", AlertsService.list)
         table.query(
             "alerts.status", "How far the notifier has handled each service's events, and the last alert.",
             AlertsService.status)
     }
 
     static let pageSize = PageSize(default: 100, largest: 500)
-    /// The role that may list everyone's alerts (`all_owners`).
-    static let allOwnersRole = "admin"
 
     public let resources: NotifierStore
 
@@ -33,7 +33,8 @@ public struct AlertsService: ServiceHandler {
     }
 
     /// `alerts.list`: the caller's alerts after a sequence, oldest first, optionally of one kind, a
-    /// page at a time; an admin's `all_owners` lists everyone's.
+    /// page at a time; an admin's `all_owners` lists everyone's (the table declares that it needs
+    /// the role, so `AccessControl` has refused anyone else).
     static func list(_ args: Arguments, _ caller: Caller, _ context: RequestContext, _ store: NotifierStore) throws -> AlertPage {
         let owner = caller.userID
         try args.allowOnly(["after", "kind", "limit", "all_owners"])
@@ -44,12 +45,6 @@ public struct AlertsService: ServiceHandler {
             throw TallyError.invalidArgument("kind must be 1 to 128 bytes", field: args.field("kind"))
         }
         let allOwners = try args.optionalBool("all_owners") ?? false
-        if allOwners, !caller.has(role: allOwnersRole) {
-            throw TallyError(
-                .permissionDenied,
-                "all_owners lists everyone's alerts and needs the role '\(allOwnersRole)'; \(caller.username) may list only their own (leave all_owners out)",
-                field: args.field("all_owners"))
-        }
         return try store.alerts(after: Int64(after), kind: kind, owner: allOwners ? nil : owner, limit: limit)
     }
 
