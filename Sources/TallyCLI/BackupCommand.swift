@@ -15,8 +15,7 @@ struct BackupCommand: ParsableCommand {
             `tally restore` puts it back. Databases: \(ServiceCatalog.databases.joined(separator: ", ")).
             """)
 
-    @Option(help: "The database to copy: \(ServiceCatalog.databases.joined(separator: ", ")).")
-    var service: String
+    @OptionGroup var database: DatabaseOption
 
     @Option(help: "The file to write; it must not exist yet.")
     var to: String
@@ -24,14 +23,14 @@ struct BackupCommand: ParsableCommand {
     @OptionGroup var dataDirectory: DataDirectoryOption
 
     func validate() throws {
-        try DatabaseName.check(service)
         guard !FileManager.default.fileExists(atPath: to) else {
             throw ValidationError("\(to) already exists; choose a new file, so that no backup is overwritten by mistake")
         }
     }
 
     func run() throws {
-        let path = try DatabaseName.existingFile(service, in: dataDirectory.path)
+        let service = database.service
+        let path = try database.existingFile(in: dataDirectory.path)
         let engine = try SQLiteEngine(directory: dataDirectory.path, name: service)
         let progress = TerminalProgress(label: "backing up \(service)")
         try engine.backup(to: to, progress: progress.update)
@@ -53,8 +52,7 @@ struct RestoreCommand: ParsableCommand {
             the notifier, whose progress may be past it, catches up from there; see docs/storage.md.
             """)
 
-    @Option(help: "The database to replace: \(ServiceCatalog.databases.joined(separator: ", ")).")
-    var service: String
+    @OptionGroup var database: DatabaseOption
 
     @Option(help: "The backup file.")
     var from: String
@@ -62,11 +60,11 @@ struct RestoreCommand: ParsableCommand {
     @OptionGroup var dataDirectory: DataDirectoryOption
 
     func validate() throws {
-        try DatabaseName.check(service)
         guard FileManager.default.fileExists(atPath: from) else { throw ValidationError("\(from) does not exist") }
     }
 
     func run() throws {
+        let service = database.service
         let steps = try SQLiteEngine.inspect(file: from)
         guard steps.contains(where: { $0.hasPrefix(service == "notifier" ? "notifier" : service) }) else {
             throw ValidationError("\(from) is not a \(service) database (its schema steps are \(steps.joined(separator: ", ")))")
@@ -85,22 +83,26 @@ struct RestoreCommand: ParsableCommand {
     }
 }
 
-/// The databases `tally backup` and `tally restore` know.
-enum DatabaseName {
-    static func check(_ name: String) throws {
+/// `--service`, the SQLite database `tally backup` copies and `tally restore` replaces, declared
+/// once for both.
+struct DatabaseOption: ParsableArguments {
+    @Option(help: "The service whose database it is: \(ServiceCatalog.databases.joined(separator: ", ")).")
+    var service: String
+
+    func validate() throws {
         // These commands copy SQLite files; a deployment on PostgreSQL has none to copy.
         if EnvironmentDefaults.databaseURL.value != nil {
             throw ValidationError(
                 "TALLY_DATABASE_URL is set: the data is on PostgreSQL, where pg_dump and pg_restore (or base backups) do this; see docs/storage.md")
         }
-        guard ServiceCatalog.databases.contains(name) else {
-            throw ValidationError("unknown database '\(name)'; choose one of \(ServiceCatalog.databases.joined(separator: ", "))")
+        guard ServiceCatalog.databases.contains(service) else {
+            throw ValidationError("unknown database '\(service)'; choose one of \(ServiceCatalog.databases.joined(separator: ", "))")
         }
     }
 
-    /// The path of `name`'s database in `directory`, which must exist.
-    static func existingFile(_ name: String, in directory: String) throws -> String {
-        let path = URL(fileURLWithPath: directory).appendingPathComponent("\(name).sqlite").path
+    /// The path of the database in `directory`, which must exist.
+    func existingFile(in directory: String) throws -> String {
+        let path = URL(fileURLWithPath: directory).appendingPathComponent("\(service).sqlite").path
         guard FileManager.default.fileExists(atPath: path) else {
             throw ValidationError("there is no \(path); is --data-dir (TALLY_DATA_DIR) the directory the workers use?")
         }

@@ -27,7 +27,7 @@ public struct EventEpoch: Sendable, Equatable {
                 primaryKey: ["id"]))
             try session.execute("""
                 INSERT INTO event_epoch (id, epoch, began_after)
-                SELECT 1, \(EventOutbox.randomID()), last_sequence FROM event_counter WHERE id = 1
+                SELECT 1, \(EventOutbox.randomID()), last_sequence FROM \(raw: SequenceCounter.events.table) WHERE id = 1
                 """)
         }
     ]
@@ -55,7 +55,7 @@ public struct EventEpoch: Sendable, Equatable {
         guard try Migrator.tableExists("event_epoch", session) else { return nil }
         try session.execute("""
             UPDATE event_epoch SET epoch = \(EventOutbox.randomID()),
-                began_after = (SELECT last_sequence FROM event_counter WHERE id = 1)
+                began_after = (SELECT last_sequence FROM \(raw: SequenceCounter.events.table) WHERE id = 1)
             WHERE id = 1
             """)
         return try current(session)
